@@ -1,0 +1,82 @@
+// Intel GPU platforms and generations that have an OA unit.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace hwpc::intel {
+
+// Generations as the PRMs and i915 group them. Gen12.5 is Xe-HPG (DG2),
+// Gen12.7 is Xe-LPG (Meteor Lake, with its OAM unit).
+enum class generation : std::uint8_t { gen6, gen7, gen7_5, gen8, gen9, gen10, gen11, gen12, gen12_5, gen12_7 };
+
+enum class platform : std::uint8_t {
+  snb, ivb, vlv, hsw,                // Gen6 .. Gen7.5
+  bdw, chv,                          // Gen8
+  skl, bxt, kbl, glk, cfl,           // Gen9
+  cnl,                               // Gen10
+  icl, ehl,                          // Gen11
+  tgl, rkl, adl, dg1,                // Gen12
+  dg2,                               // Gen12.5
+  mtl,                               // Gen12.7
+};
+
+struct platform_info {
+  platform id;
+  std::string_view name;  // lowercase, as in the metric files (oa-<name>*.xml)
+  generation gen;
+  // Default TIME_STAMP frequency (FACTS.md "Timing"); a recording's device
+  // info overrides it.
+  std::uint64_t timestamp_frequency_hz;
+};
+
+inline constexpr std::array platform_table{
+    platform_info{platform::snb, "snb", generation::gen6, 12'500'000},
+    platform_info{platform::ivb, "ivb", generation::gen7, 12'500'000},
+    platform_info{platform::vlv, "vlv", generation::gen7, 12'500'000},
+    platform_info{platform::hsw, "hsw", generation::gen7_5, 12'500'000},
+    platform_info{platform::bdw, "bdw", generation::gen8, 12'500'000},
+    platform_info{platform::chv, "chv", generation::gen8, 12'500'000},
+    platform_info{platform::skl, "skl", generation::gen9, 12'000'000},
+    platform_info{platform::bxt, "bxt", generation::gen9, 19'200'000},
+    platform_info{platform::kbl, "kbl", generation::gen9, 12'000'000},
+    platform_info{platform::glk, "glk", generation::gen9, 19'200'000},
+    platform_info{platform::cfl, "cfl", generation::gen9, 12'000'000},
+    platform_info{platform::cnl, "cnl", generation::gen10, 19'200'000},
+    platform_info{platform::icl, "icl", generation::gen11, 12'000'000},
+    platform_info{platform::ehl, "ehl", generation::gen11, 12'000'000},
+    platform_info{platform::tgl, "tgl", generation::gen12, 19'200'000},
+    platform_info{platform::rkl, "rkl", generation::gen12, 19'200'000},
+    platform_info{platform::adl, "adl", generation::gen12, 19'200'000},
+    platform_info{platform::dg1, "dg1", generation::gen12, 19'200'000},
+    platform_info{platform::dg2, "dg2", generation::gen12_5, 19'200'000},
+    platform_info{platform::mtl, "mtl", generation::gen12_7, 19'200'000},
+};
+
+constexpr const platform_info& info(platform p) noexcept {
+  return platform_table[static_cast<std::size_t>(p)];
+}
+static_assert([] {
+  for (std::size_t i = 0; i < platform_table.size(); ++i) {
+    if (static_cast<std::size_t>(platform_table[i].id) != i) return false;
+  }
+  return true;
+}(), "platform_table is indexed by platform");
+
+constexpr generation generation_of(platform p) noexcept { return info(p).gen; }
+constexpr std::string_view name_of(platform p) noexcept { return info(p).name; }
+
+constexpr bool is_gen7_family(generation g) noexcept { return g <= generation::gen7_5; }
+
+// Accepts the lowercase short names, and "byt" for Valleyview/Bay Trail.
+constexpr std::optional<platform> platform_from_name(std::string_view name) noexcept {
+  if (name == "byt") return platform::vlv;
+  for (const auto& p : platform_table) {
+    if (p.name == name) return p.id;
+  }
+  return std::nullopt;
+}
+
+}  // namespace hwpc::intel
