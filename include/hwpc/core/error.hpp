@@ -17,30 +17,40 @@
 namespace hwpc {
 
 enum class errc : std::uint8_t {
-  empty_input,      // nothing to decode
-  truncated,        // fewer bytes than a complete item needs
-  misaligned,       // length or pointer not a multiple of the item size
-  oversized,        // larger than the format or container allows
-  inconsistent,     // fields contradict each other (pointers, sizes, types)
-  unknown_format,   // no such report format / platform / record type
-  syntax,           // formula text does not parse
-  unknown_name,     // formula refers to a name that is not bound
-  out_of_range,     // a number or index outside what is representable
-  io,               // the operating system refused (open, map, read)
+  empty_input,     // nothing to decode
+  truncated,       // fewer bytes than a complete item needs
+  misaligned,      // length or pointer not a multiple of the item size
+  oversized,       // larger than the format or container allows
+  inconsistent,    // fields contradict each other (pointers, sizes, types)
+  unknown_format,  // no such report format / platform / record type
+  syntax,          // formula text does not parse
+  unknown_name,    // formula refers to a name that is not bound
+  out_of_range,    // a number or index outside what is representable
+  io,              // the operating system refused (open, map, read)
 };
 
 constexpr std::string_view to_string(errc e) noexcept {
   switch (e) {
-    case errc::empty_input: return "empty input";
-    case errc::truncated: return "truncated";
-    case errc::misaligned: return "misaligned";
-    case errc::oversized: return "oversized";
-    case errc::inconsistent: return "inconsistent";
-    case errc::unknown_format: return "unknown format";
-    case errc::syntax: return "syntax error";
-    case errc::unknown_name: return "unknown name";
-    case errc::out_of_range: return "out of range";
-    case errc::io: return "i/o error";
+    case errc::empty_input:
+      return "empty input";
+    case errc::truncated:
+      return "truncated";
+    case errc::misaligned:
+      return "misaligned";
+    case errc::oversized:
+      return "oversized";
+    case errc::inconsistent:
+      return "inconsistent";
+    case errc::unknown_format:
+      return "unknown format";
+    case errc::syntax:
+      return "syntax error";
+    case errc::unknown_name:
+      return "unknown name";
+    case errc::out_of_range:
+      return "out of range";
+    case errc::io:
+      return "i/o error";
   }
   return "error";
 }

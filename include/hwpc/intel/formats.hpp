@@ -36,9 +36,9 @@ enum class field_kind : std::uint8_t {
 struct field {
   std::string_view name;
   field_kind kind;
-  std::uint8_t index;        // counter number within its bank (A7 -> 7); 0 otherwise
-  std::uint16_t offset;      // byte offset of the (low) dword
-  std::uint8_t bits;         // 32, 40 or 64
+  std::uint8_t index;              // counter number within its bank (A7 -> 7); 0 otherwise
+  std::uint16_t offset;            // byte offset of the (low) dword
+  std::uint8_t bits;               // 32, 40 or 64
   std::uint16_t high_byte_offset;  // 40-bit only: byte holding bits 39:32; 0 otherwise
 
   // Fields whose difference between two reports means something.
@@ -106,11 +106,16 @@ inline constexpr std::string_view mpec_names[] = {"MPEC0", "MPEC1", "MPEC2", "MP
 
 constexpr std::string_view counter_name(field_kind k, unsigned i) {
   switch (k) {
-    case field_kind::a: return a_names[i];
-    case field_kind::b: return b_names[i];
-    case field_kind::c: return c_names[i];
-    case field_kind::mpec: return mpec_names[i];
-    default: return {};
+    case field_kind::a:
+      return a_names[i];
+    case field_kind::b:
+      return b_names[i];
+    case field_kind::c:
+      return c_names[i];
+    case field_kind::mpec:
+      return mpec_names[i];
+    default:
+      return {};
   }
 }
 
@@ -145,8 +150,11 @@ consteval std::array<field, N> layout(const field (&header)[H], const run (&runs
     for (unsigned k = 0; k < r.count; ++k) {
       const unsigned idx = r.first + k;
       const int dw = static_cast<int>(r.dword) + static_cast<int>(k) * r.step;
-      out.at(n++) = field{counter_name(r.kind, idx), r.kind, static_cast<std::uint8_t>(idx),
-                          static_cast<std::uint16_t>(dw * 4), r.bits,
+      out.at(n++) = field{counter_name(r.kind, idx),
+                          r.kind,
+                          static_cast<std::uint8_t>(idx),
+                          static_cast<std::uint16_t>(dw * 4),
+                          r.bits,
                           static_cast<std::uint16_t>(r.bits == 40 ? r.high_byte_base + idx : 0)};
     }
   }
@@ -159,17 +167,18 @@ inline constexpr field gen7_header_inst_add[] = {rpt_id_field, timestamp32_field
 inline constexpr field gen8_header[] = {rpt_id_field, timestamp32_field, ctx_id_field,
                                         gpu_ticks32_field};
 // OAM reports carry a 64-bit header: TIME_STAMP at bytes 8..15, clock at 24..31.
-inline constexpr field mpec_header[] = {
-    rpt_id_field, field{"TIMESTAMP", field_kind::timestamp, 0, 8, 64, 0},
-    field{"GPU_TICKS", field_kind::gpu_ticks, 0, 24, 64, 0}};
+inline constexpr field mpec_header[] = {rpt_id_field,
+                                        field{"TIMESTAMP", field_kind::timestamp, 0, 8, 64, 0},
+                                        field{"GPU_TICKS", field_kind::gpu_ticks, 0, 24, 64, 0}};
 
 using fk = field_kind;
 
 // ---- Gen6 (SNB): A counters listed right-to-left within each row. --------
-inline constexpr auto snb_a13 = layout<15>(gen7_header, {run{fk::a, 0, 5, 7, -1}, run{fk::a, 5, 8, 15, -1}});
-inline constexpr auto snb_a29 = layout<31>(
-    gen7_header, {run{fk::a, 0, 5, 7, -1}, run{fk::a, 5, 8, 15, -1}, run{fk::a, 13, 8, 23, -1},
-                  run{fk::a, 21, 8, 31, -1}});
+inline constexpr auto snb_a13 =
+    layout<15>(gen7_header, {run{fk::a, 0, 5, 7, -1}, run{fk::a, 5, 8, 15, -1}});
+inline constexpr auto snb_a29 =
+    layout<31>(gen7_header, {run{fk::a, 0, 5, 7, -1}, run{fk::a, 5, 8, 15, -1},
+                             run{fk::a, 13, 8, 23, -1}, run{fk::a, 21, 8, 31, -1}});
 inline constexpr auto snb_a13_b4 = layout<19>(
     gen7_header, {run{fk::a, 0, 5, 7, -1}, run{fk::a, 5, 8, 15, -1}, run{fk::b, 0, 4, 16}});
 inline constexpr auto snb_a29_b4 = layout<35>(
@@ -179,35 +188,41 @@ inline constexpr auto snb_a29_b4 = layout<35>(
 // ---- Gen7 (IVB/VLV) and Gen7.5 (HSW): A0 at dw3, ascending. --------------
 inline constexpr auto gen7_a13 = layout<15>(gen7_header, {run{fk::a, 0, 13, 3}});
 inline constexpr auto gen7_a29 = layout<31>(gen7_header, {run{fk::a, 0, 29, 3}});
-inline constexpr auto ivb_a13_b4 = layout<19>(gen7_header, {run{fk::a, 0, 13, 3}, run{fk::b, 0, 4, 16}});
-inline constexpr auto ivb_a29_b4 = layout<35>(gen7_header, {run{fk::a, 0, 29, 3}, run{fk::b, 0, 4, 32}});
-inline constexpr auto ivb_a45_b4 = layout<51>(gen7_header, {run{fk::a, 0, 45, 3}, run{fk::b, 0, 4, 48}});
+inline constexpr auto ivb_a13_b4 =
+    layout<19>(gen7_header, {run{fk::a, 0, 13, 3}, run{fk::b, 0, 4, 16}});
+inline constexpr auto ivb_a29_b4 =
+    layout<35>(gen7_header, {run{fk::a, 0, 29, 3}, run{fk::b, 0, 4, 32}});
+inline constexpr auto ivb_a45_b4 =
+    layout<51>(gen7_header, {run{fk::a, 0, 45, 3}, run{fk::b, 0, 4, 48}});
 inline constexpr auto ivb_a16 = layout<18>(gen7_header, {run{fk::a, 29, 16, 16}});
-inline constexpr auto hsw_a13_b8_c8 = layout<31>(
-    gen7_header, {run{fk::a, 0, 13, 3}, run{fk::b, 0, 8, 16}, run{fk::c, 0, 8, 24}});
-inline constexpr auto hsw_a29_b8_c8 = layout<47>(
-    gen7_header, {run{fk::a, 0, 29, 3}, run{fk::b, 0, 8, 32}, run{fk::c, 0, 8, 40}});
-inline constexpr auto hsw_b4_c8 = layout<15>(gen7_header_inst_add, {run{fk::b, 0, 4, 4}, run{fk::c, 0, 8, 8}});
-inline constexpr auto hsw_a45_b8_c8 = layout<63>(
-    gen7_header, {run{fk::a, 0, 45, 3}, run{fk::b, 0, 8, 48}, run{fk::c, 0, 8, 56}});
+inline constexpr auto hsw_a13_b8_c8 =
+    layout<31>(gen7_header, {run{fk::a, 0, 13, 3}, run{fk::b, 0, 8, 16}, run{fk::c, 0, 8, 24}});
+inline constexpr auto hsw_a29_b8_c8 =
+    layout<47>(gen7_header, {run{fk::a, 0, 29, 3}, run{fk::b, 0, 8, 32}, run{fk::c, 0, 8, 40}});
+inline constexpr auto hsw_b4_c8 =
+    layout<15>(gen7_header_inst_add, {run{fk::b, 0, 4, 4}, run{fk::c, 0, 8, 8}});
+inline constexpr auto hsw_a45_b8_c8 =
+    layout<63>(gen7_header, {run{fk::a, 0, 45, 3}, run{fk::b, 0, 8, 48}, run{fk::c, 0, 8, 56}});
 inline constexpr auto hsw_b4_c8_a16 = layout<31>(
     gen7_header_inst_add, {run{fk::a, 29, 16, 16}, run{fk::b, 0, 4, 4}, run{fk::c, 0, 8, 8}});
-inline constexpr auto hsw_c4_b8 = layout<15>(gen7_header_inst_add, {run{fk::b, 0, 8, 8}, run{fk::c, 0, 4, 4}});
+inline constexpr auto hsw_c4_b8 =
+    layout<15>(gen7_header_inst_add, {run{fk::b, 0, 8, 8}, run{fk::c, 0, 4, 4}});
 
 // ---- Gen8 .. Gen12 ------------------------------------------------------
 inline constexpr auto gen8_a12 = layout<16>(gen8_header, {run{fk::a, 7, 12, 4}});
-inline constexpr auto gen8_a12_b8_c8 = layout<32>(
-    gen8_header, {run{fk::a, 7, 12, 4}, run{fk::b, 0, 8, 16}, run{fk::c, 0, 8, 24}});
-inline constexpr auto gen8_a36_b8_c8 = layout<56>(
-    gen8_header, {run{fk::a, 0, 32, 4, 1, 40, 160}, run{fk::a, 32, 4, 36}, run{fk::b, 0, 8, 48},
-                  run{fk::c, 0, 8, 56}});
-inline constexpr auto gen8_c4_b8 = layout<16>(gen8_header, {run{fk::b, 0, 8, 8}, run{fk::c, 0, 4, 4}});
+inline constexpr auto gen8_a12_b8_c8 =
+    layout<32>(gen8_header, {run{fk::a, 7, 12, 4}, run{fk::b, 0, 8, 16}, run{fk::c, 0, 8, 24}});
+inline constexpr auto gen8_a36_b8_c8 =
+    layout<56>(gen8_header, {run{fk::a, 0, 32, 4, 1, 40, 160}, run{fk::a, 32, 4, 36},
+                             run{fk::b, 0, 8, 48}, run{fk::c, 0, 8, 56}});
+inline constexpr auto gen8_c4_b8 =
+    layout<16>(gen8_header, {run{fk::b, 0, 8, 8}, run{fk::c, 0, 4, 4}});
 inline constexpr auto xehpg_a24u40_a14u32_b8_c8 = layout<58>(
     gen8_header, {run{fk::a, 0, 4, 4}, run{fk::a, 4, 20, 8, 1, 40, 160}, run{fk::a, 24, 4, 28},
                   run{fk::a, 28, 4, 32, 1, 40, 160}, run{fk::a, 32, 5, 36}, run{fk::a, 37, 1, 46},
                   run{fk::b, 0, 8, 48}, run{fk::c, 0, 8, 56}});
-inline constexpr auto mtl_mpec8u32_b8_c8 = layout<27>(
-    mpec_header, {run{fk::mpec, 0, 8, 8}, run{fk::b, 0, 8, 16}, run{fk::c, 0, 8, 24}});
+inline constexpr auto mtl_mpec8u32_b8_c8 =
+    layout<27>(mpec_header, {run{fk::mpec, 0, 8, 8}, run{fk::b, 0, 8, 16}, run{fk::c, 0, 8, 24}});
 
 // ---- Platform lists -----------------------------------------------------
 using pl = platform;
@@ -216,8 +231,8 @@ inline constexpr platform ivb_vlv[] = {pl::ivb, pl::vlv};
 inline constexpr platform snb_ivb_vlv[] = {pl::snb, pl::ivb, pl::vlv};
 inline constexpr platform ivb_vlv_hsw[] = {pl::ivb, pl::vlv, pl::hsw};
 inline constexpr platform hsw_only[] = {pl::hsw};
-inline constexpr platform gen8_to_gen11[] = {pl::bdw, pl::chv, pl::skl, pl::bxt, pl::kbl, pl::glk,
-                                             pl::cfl, pl::cnl, pl::icl, pl::ehl};
+inline constexpr platform gen8_to_gen11[] = {pl::bdw, pl::chv, pl::skl, pl::bxt, pl::kbl,
+                                             pl::glk, pl::cfl, pl::cnl, pl::icl, pl::ehl};
 inline constexpr platform gen8_to_gen12[] = {pl::bdw, pl::chv, pl::skl, pl::bxt, pl::kbl,
                                              pl::glk, pl::cfl, pl::cnl, pl::icl, pl::ehl,
                                              pl::tgl, pl::rkl, pl::adl, pl::dg1};
@@ -257,7 +272,8 @@ inline constexpr std::array all_formats{
     report_format{"C4_B8", detail::none(), detail::hsw_only, 7, 7, 64, detail::hsw_c4_b8},
     // Gen8 .. Gen12 (SKL PRM vol 14; uapi ids 7..10).
     report_format{"A12", detail::none(), detail::gen8_to_gen11, 0, 8, 64, detail::gen8_a12},
-    report_format{"A12_B8_C8", detail::none(), detail::gen8_to_gen11, 2, 9, 128, detail::gen8_a12_b8_c8},
+    report_format{"A12_B8_C8", detail::none(), detail::gen8_to_gen11, 2, 9, 128,
+                  detail::gen8_a12_b8_c8},
     report_format{"A36_B8_C8", detail::a36_aliases, detail::gen8_to_gen12, 5, 10, 256,
                   detail::gen8_a36_b8_c8},
     report_format{"C4_B8", detail::none(), detail::gen8_to_gen12, 7, 7, 64, detail::gen8_c4_b8},
@@ -298,7 +314,8 @@ consteval bool formats_are_unique() {
       for (platform p : all_formats[i].platforms) {
         if (!all_formats[j].on(p)) continue;
         if (all_formats[i].counter_select == all_formats[j].counter_select) return false;
-        if (all_formats[i].uapi_id >= 0 && all_formats[i].uapi_id == all_formats[j].uapi_id) return false;
+        if (all_formats[i].uapi_id >= 0 && all_formats[i].uapi_id == all_formats[j].uapi_id)
+          return false;
         if (all_formats[i].name == all_formats[j].name) return false;
       }
     }
@@ -313,7 +330,8 @@ consteval bool all_sane() {
 }
 }  // namespace detail
 static_assert(detail::all_sane(), "a report format table overlaps, overflows or has a bad width");
-static_assert(detail::formats_are_unique(), "two formats share a platform and a select/uapi id/name");
+static_assert(detail::formats_are_unique(),
+              "two formats share a platform and a select/uapi id/name");
 static_assert(detail::hsw_a45_b8_c8.back().offset == 252, "HSW A45_B8_C8 ends with C7 at dw63");
 static_assert(detail::gen8_a36_b8_c8[4].high_byte_offset == 160, "A0 bits 39:32 at byte 160");
 

@@ -10,17 +10,40 @@ namespace hwpc::intel {
 
 // Generations as the PRMs and i915 group them. Gen12.5 is Xe-HPG (DG2),
 // Gen12.7 is Xe-LPG (Meteor Lake, with its OAM unit).
-enum class generation : std::uint8_t { gen6, gen7, gen7_5, gen8, gen9, gen10, gen11, gen12, gen12_5, gen12_7 };
+enum class generation : std::uint8_t {
+  gen6,
+  gen7,
+  gen7_5,
+  gen8,
+  gen9,
+  gen10,
+  gen11,
+  gen12,
+  gen12_5,
+  gen12_7
+};
 
 enum class platform : std::uint8_t {
-  snb, ivb, vlv, hsw,                // Gen6 .. Gen7.5
-  bdw, chv,                          // Gen8
-  skl, bxt, kbl, glk, cfl,           // Gen9
-  cnl,                               // Gen10
-  icl, ehl,                          // Gen11
-  tgl, rkl, adl, dg1,                // Gen12
-  dg2,                               // Gen12.5
-  mtl,                               // Gen12.7
+  snb,
+  ivb,
+  vlv,
+  hsw,  // Gen6 .. Gen7.5
+  bdw,
+  chv,  // Gen8
+  skl,
+  bxt,
+  kbl,
+  glk,
+  cfl,  // Gen9
+  cnl,  // Gen10
+  icl,
+  ehl,  // Gen11
+  tgl,
+  rkl,
+  adl,
+  dg1,  // Gen12
+  dg2,  // Gen12.5
+  mtl,  // Gen12.7
 };
 
 struct platform_info {
@@ -58,12 +81,14 @@ inline constexpr std::array platform_table{
 constexpr const platform_info& info(platform p) noexcept {
   return platform_table[static_cast<std::size_t>(p)];
 }
-static_assert([] {
-  for (std::size_t i = 0; i < platform_table.size(); ++i) {
-    if (static_cast<std::size_t>(platform_table[i].id) != i) return false;
-  }
-  return true;
-}(), "platform_table is indexed by platform");
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < platform_table.size(); ++i) {
+        if (static_cast<std::size_t>(platform_table[i].id) != i) return false;
+      }
+      return true;
+    }(),
+    "platform_table is indexed by platform");
 
 constexpr generation generation_of(platform p) noexcept { return info(p).gen; }
 constexpr std::string_view name_of(platform p) noexcept { return info(p).name; }

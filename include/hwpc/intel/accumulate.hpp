@@ -1,0 +1,153 @@
+// Totals of every counter over a capture.
+//
+// accumulate() walks a report_buffer once. Reports whose RPT_ID is zero were
+// never written by the OA unit (the tail pointer ran ahead of memory): they
+// are skipped and counted, and the interval is measured from the previous
+// valid report to the next. Runs of valid reports go through the wrap-count
+// kernel (wrap_count.hpp); each total is then
+//   (last - first) mod 2^64 + wraps * 2^width
+// which equals the sum of the per-interval deltas exactly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "hwpc/intel/counters.hpp"
+#include "hwpc/intel/report.hpp"
+#include "hwpc/intel/wrap_count.hpp"
+
+namespace hwpc::intel {
+
+struct accumulation {
+  const report_format* format = nullptr;
+  std::vector<std::uint64_t> totals;  // per counter, in counter_list order
+  std::uint64_t elapsed_ticks = 0;    // sum of TIME_STAMP deltas
+  std::size_t reports = 0;            // valid reports seen
+  std::size_t skipped_zero = 0;       // reports skipped for a zero RPT_ID
+  std::size_t intervals = 0;          // deltas summed (reports - 1 per unbroken stretch)
+
+  // Adds another accumulation of the same format (e.g. the next chunk).
+  void merge(const accumulation& o) {
+    for (std::size_t i = 0; i < totals.size() && i < o.totals.size(); ++i) totals[i] += o.totals[i];
+    elapsed_ticks += o.elapsed_ticks;
+    reports += o.reports;
+    skipped_zero += o.skipped_zero;
+    intervals += o.intervals;
+  }
+};
+
+namespace detail {
+
+constexpr bool has_u40_fields(const report_format& f) noexcept {
+  for (const auto& fd : f.fields) {
+    if (fd.bits == 40) return true;
+  }
+  return false;
+}
+// The wrap kernel pairs the low dword dw(4+j) with the high byte 160+j.
+consteval bool u40_fields_fit_kernel() {
+  for (const auto& f : all_formats) {
+    for (const auto& fd : f.fields) {
+      if (fd.bits != 40) continue;
+      const std::size_t j = fd.offset / 4 - u40_low_dword;
+      if (fd.offset / 4 < u40_low_dword || j >= 32 || fd.high_byte_offset != u40_high_byte + j)
+        return false;
+    }
+  }
+  return true;
+}
+static_assert(u40_fields_fit_kernel(),
+              "a 40-bit counter does not follow the dw(4+j)/byte(160+j) pairing");
+
+// Adds the totals of one unbroken run of valid reports [first, first+n).
+inline void accumulate_run(const std::byte* first, std::size_t n, const report_format& f,
+                           const counter_list& counters, simd_path path, accumulation& acc) {
+  acc.reports += n;
+  if (n < 2) return;
+  acc.intervals += n - 1;
+  wrap_counts w;
+  wrap_count(first, n, f.size, has_u40_fields(f), path, w);
+  const std::byte* last = first + (n - 1) * f.size;
+  auto total = [&](const field& fd) -> std::uint64_t {
+    const std::uint64_t span = load_field(last, fd) - load_field(first, fd);
+    switch (fd.bits) {
+      case 64:
+        return span;
+      case 40:
+        return span + (w.u40[fd.offset / 4 - u40_low_dword] << 40);
+      default:
+        return span + (w.dword[fd.offset / 4] << 32);
+    }
+  };
+  for (std::size_t c = 0; c < counters.size(); ++c) acc.totals[c] += total(counters[c]);
+  if (const field* ts = f.first_of(field_kind::timestamp)) acc.elapsed_ticks += total(*ts);
+}
+
+inline void add_step(const report_view& a, const report_view& b, const counter_list& counters,
+                     accumulation& acc) {
+  const report_format& f = a.format();
+  for (std::size_t c = 0; c < counters.size(); ++c) {
+    acc.totals[c] += field_delta(counters[c], a.value(counters[c]), b.value(counters[c]));
+  }
+  if (const field* ts = f.first_of(field_kind::timestamp)) {
+    acc.elapsed_ticks += field_delta(*ts, a.value(*ts), b.value(*ts));
+  }
+  ++acc.intervals;
+}
+
+}  // namespace detail
+
+inline accumulation accumulate(const report_buffer& buf, simd_path path = simd_path::automatic) {
+  const report_format& f = buf.format();
+  const counter_list counters(f);
+  accumulation acc;
+  acc.format = &f;
+  acc.totals.assign(counters.size(), 0);
+
+  const std::size_t n = buf.size();
+  const std::byte* base = buf.bytes().data();
+  std::size_t i = 0;
+  const std::byte* prev_valid = nullptr;  // last report of the previous run
+  while (i < n) {
+    if (load_le32(base + i * f.size) == 0) {
+      ++acc.skipped_zero;
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < n && load_le32(base + j * f.size) != 0) ++j;
+    const std::byte* run = base + i * f.size;
+    // Bridge the gap left by skipped reports: previous run's last -> this run's first.
+    if (prev_valid != nullptr) detail::add_step({prev_valid, f}, {run, f}, counters, acc);
+    detail::accumulate_run(run, j - i, f, counters, path, acc);
+    prev_valid = base + (j - 1) * f.size;
+    i = j;
+  }
+  return acc;
+}
+
+// The straightforward reference: sum every per-interval delta. Tests hold the
+// fast path to it, and benchmarks use it as the baseline.
+inline accumulation accumulate_naive(const report_buffer& buf) {
+  const report_format& f = buf.format();
+  const counter_list counters(f);
+  accumulation acc;
+  acc.format = &f;
+  acc.totals.assign(counters.size(), 0);
+  const report_view* prev = nullptr;
+  report_view last{nullptr, f};
+  for (report_view r : buf) {
+    if (!r.is_valid()) {
+      ++acc.skipped_zero;
+      continue;
+    }
+    ++acc.reports;
+    if (prev != nullptr) detail::add_step(last, r, counters, acc);
+    last = r;
+    prev = &last;
+  }
+  return acc;
+}
+
+}  // namespace hwpc::intel
