@@ -1,0 +1,140 @@
+// The hwpc tool's public interface: formats --json, decode CSV/JSON/summary,
+// exit statuses and error messages that name the byte offset.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#ifndef HWPC_TOOL_PATH
+#define HWPC_TOOL_PATH ""
+#endif
+
+namespace {
+
+struct run_result {
+  int status;
+  std::string out;
+};
+
+// Runs the tool with a shell command line; stderr is folded into the output.
+run_result run(const std::string& args) {
+  const std::string cmd = std::string(HWPC_TOOL_PATH) + " " + args + " 2>&1";
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+class Tool : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(HWPC_TOOL_PATH).empty()) GTEST_SKIP() << "the hwpc tool is not built";
+    dir_ = std::filesystem::temp_directory_path() /
+           ("hwpc_tool_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Writes HSW A13 reports (64 bytes): dw0 RPT_ID, dw1 TIME_STAMP, A0..A12 at dw3..dw15.
+  std::string write_hsw_a13(const std::vector<std::vector<std::uint32_t>>& reports, std::size_t extra = 0) {
+    const auto path = dir_ / "capture.raw";
+    std::ofstream f(path, std::ios::binary);
+    for (const auto& dws : reports) {
+      std::uint32_t r[16] = {};
+      for (std::size_t i = 0; i < dws.size(); ++i) r[i] = dws[i];
+      for (std::uint32_t v : r) {
+        const char b[4] = {char(v & 0xff), char((v >> 8) & 0xff), char((v >> 16) & 0xff), char(v >> 24)};
+        f.write(b, 4);
+      }
+    }
+    for (std::size_t i = 0; i < extra; ++i) f.put('\x7f');
+    return path.string();
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(Tool, FormatsJsonListsEveryFieldWithOffsetsAndWidths) {
+  auto r = run("formats --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.front(), '[');
+  EXPECT_NE(r.out.find("\"name\": \"A45_B8_C8\", \"aliases\": [], \"platforms\": [\"hsw\"], "
+                       "\"counter_select\": 5, \"uapi_id\": 5, \"size\": 256"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("{\"name\": \"A0\", \"offset\": 16, \"bits\": 40, \"high_byte_offset\": 160}"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("\"aliases\": [\"A32u40_A4u32_B8_C8\"]"), std::string::npos);
+  EXPECT_NE(r.out.find("\"uapi_id\": null"), std::string::npos);
+}
+
+TEST_F(Tool, DecodeCsvHasOneRowPerIntervalWithDeltas) {
+  // Three reports; A0 wraps between the second and third.
+  const auto file = write_hsw_a13({{1, 1000, 0, 0xfffffff0u, 5}, {2, 1500, 0, 0xfffffff8u, 7}, {3, 2100, 0, 4, 7}});
+  auto r = run("decode --platform hsw --format A13 " + file + " --output csv");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string header =
+      "report,timestamp,A0,A1,A2,A3,A4,A5,A6,A7,A8,A9,A10,A11,A12,reason,ctx_id\n";
+  EXPECT_EQ(r.out, header + "1,1500,8,2,0,0,0,0,0,0,0,0,0,0,0,unknown,\n" +
+                       "2,2100,12,0,0,0,0,0,0,0,0,0,0,0,0,unknown,\n");
+}
+
+TEST_F(Tool, DecodeJsonAndSummary) {
+  const auto file = write_hsw_a13({{1, 10, 0, 1}, {0, 0, 0, 99}, {2, 30, 0, 4}});  // middle report never landed
+  auto j = run("decode --platform hsw --format A13 --output json " + file);
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_NE(j.out.find("{\"report\": 2, \"timestamp\": 30, \"A0\": 3, \"A1\": 0"), std::string::npos) << j.out;
+  auto s = run("decode --platform hsw --format A13 --summary " + file);
+  ASSERT_EQ(s.status, 0) << s.out;
+  EXPECT_EQ(s.out,
+            "intervals,elapsed_ticks,A0,A1,A2,A3,A4,A5,A6,A7,A8,A9,A10,A11,A12,reports,skipped_zero\n"
+            "1,20,3,0,0,0,0,0,0,0,0,0,0,0,0,2,1\n");
+}
+
+TEST_F(Tool, BadInputExitsTwoAndNamesTheByteOffset) {
+  const auto file = write_hsw_a13({{1, 10}, {2, 20}}, 10);  // 128 + 10 bytes
+  auto r = run("decode --platform hsw --format A13 " + file);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("byte offset 128"), std::string::npos) << r.out;
+  auto empty = run("decode --platform hsw --format A13 " + write_hsw_a13({}));
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.out.find("byte offset 0"), std::string::npos) << empty.out;
+  auto missing = run("decode --platform hsw --format A13 " + (dir_ / "nope.raw").string());
+  EXPECT_EQ(missing.status, 2);
+}
+
+TEST_F(Tool, UsageErrorsExitOne) {
+  EXPECT_EQ(run("decode --platform hsw --format A99 x.raw").status, 1);
+  EXPECT_EQ(run("decode --platform zzz --format A13 x.raw").status, 1);
+  EXPECT_EQ(run("decode --format A13 x.raw").status, 1);
+  EXPECT_EQ(run("decode --platform hsw --format A13 --bogus x.raw").status, 1);
+  EXPECT_EQ(run("no-such-command").status, 1);
+  EXPECT_EQ(run("").status, 1);
+}
+
+TEST_F(Tool, EverySubcommandHasHelp) {
+  auto top = run("--help");
+  ASSERT_EQ(top.status, 0);
+  // Every command the top-level help lists answers --help with status 0.
+  std::size_t pos = top.out.find("commands:\n");
+  ASSERT_NE(pos, std::string::npos);
+  int seen = 0;
+  for (std::size_t line = top.out.find('\n', pos) + 1; line < top.out.size() && top.out.compare(line, 2, "  ") == 0;
+       line = top.out.find('\n', line) + 1) {
+    const std::size_t start = line + 2;
+    const std::string name = top.out.substr(start, top.out.find(' ', start) - start);
+    auto h = run(name + " --help");
+    EXPECT_EQ(h.status, 0) << name;
+    EXPECT_NE(h.out.find("usage: hwpc " + name), std::string::npos) << name << ": " << h.out;
+    ++seen;
+  }
+  EXPECT_GE(seen, 2);
+}
+
+}  // namespace
