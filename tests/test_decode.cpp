@@ -262,3 +262,42 @@ TEST(RptId, Gen12MmioTriggerAndGen7ReportId) {
 }
 
 }  // namespace
+
+#include "hwpc/intel/accumulate_parallel.hpp"
+
+namespace {
+
+TEST(AccumulateParallel, EqualsSingleThreadedIncludingEmptyChunksAndSkippedReports) {
+  using namespace hwpc::intel;
+  const report_format& f = *find_format(platform::skl, "A36_B8_C8");
+  // 64k reports of 256 bytes = 16 MiB, enough for four 4 MiB chunks.
+  const std::size_t n = 65536;
+  std::vector<std::byte> bytes(f.size * n);
+  std::mt19937_64 rng(7);
+  const counter_list counters(f);
+  std::vector<std::uint64_t> v(counters.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    std::byte* r = bytes.data() + i * f.size;
+    for (std::size_t c = 0; c < counters.size(); ++c) {
+      v[c] += rng() % (1u << 20) + ((rng() % 64 == 0) ? rng() : 0);
+      put(r, counters[c], v[c] & counters[c].mask());
+    }
+    put(r, f.fields[0], 1 + (i % 7));
+  }
+  // A whole chunk (the second of four) never landed, and scattered reports too.
+  for (std::size_t i = n / 4; i < n / 2; ++i) put(bytes.data() + i * f.size, f.fields[0], 0);
+  for (std::size_t i = 0; i < n; i += 997) put(bytes.data() + i * f.size, f.fields[0], 0);
+  auto buf = report_buffer::make(bytes, f);
+  const accumulation one = accumulate(*buf);
+  EXPECT_EQ(one.totals, accumulate_naive(*buf).totals);
+  for (unsigned t : {2u, 3u, 4u, 8u}) {
+    const accumulation many = accumulate_parallel(*buf, t);
+    EXPECT_EQ(many.totals, one.totals) << t << " threads";
+    EXPECT_EQ(many.elapsed_ticks, one.elapsed_ticks);
+    EXPECT_EQ(many.intervals, one.intervals);
+    EXPECT_EQ(many.reports, one.reports);
+    EXPECT_EQ(many.skipped_zero, one.skipped_zero);
+  }
+}
+
+}  // namespace
