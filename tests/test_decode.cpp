@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -297,6 +298,35 @@ TEST(AccumulateParallel, EqualsSingleThreadedIncludingEmptyChunksAndSkippedRepor
     EXPECT_EQ(many.intervals, one.intervals);
     EXPECT_EQ(many.reports, one.reports);
     EXPECT_EQ(many.skipped_zero, one.skipped_zero);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Arbitrary bytes of arbitrary length through every format: either an error
+// naming an offset inside the input, or a full decode — never a crash or an
+// out-of-bounds read (this suite also runs under ASan and UBSan).
+TEST(BadInput, RandomBytesOfRandomLengthsNeverReadOutOfBounds) {
+  using namespace hwpc::intel;
+  std::mt19937_64 rng(99);
+  for (int round = 0; round < 400; ++round) {
+    const std::size_t len = rng() % 1200;
+    // An exact-size heap block, so any over-read hits ASan's redzone.
+    std::unique_ptr<std::byte[]> bytes(new std::byte[len == 0 ? 1 : len]);
+    for (std::size_t i = 0; i < len; ++i) bytes[i] = std::byte(rng());
+    for (const auto& f : all_formats) {
+      auto buf = report_buffer::make(hwpc::byte_span(bytes.get(), len), f);
+      if (!buf) {
+        EXPECT_LE(buf.error_value().offset, len);
+        EXPECT_EQ(len == 0 || len % f.size != 0, true);
+        continue;
+      }
+      std::size_t rows = 0;
+      for_each_interval(*buf, generation_of(f.platforms[0]), [&](const interval&) { ++rows; });
+      EXPECT_EQ(accumulate(*buf).intervals, rows);
+    }
   }
 }
 
