@@ -19,6 +19,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>  // AVX2 intrinsics, used inside [[gnu::target("avx2")]] functions
+#endif
+
 namespace hwpc::intel {
 
 enum class simd_path : std::uint8_t { automatic, scalar, vector, avx2 };
