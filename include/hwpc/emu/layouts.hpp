@@ -1,0 +1,472 @@
+// The emulator's own description of every OA report layout.
+//
+// The emulator is a second opinion on the decoder, so it does not use the
+// decoder's tables (hwpc/intel/formats.hpp). Each layout here is a literal
+// transcription of the PRM table: rows of eight cells, written left to right
+// as the PRM prints them, where the rightmost cell of a row is its lowest
+// dword (row r, cell c counted from the left is dword 8r + 7 - c). A
+// consteval parser turns the rows into byte offsets, so a typo fails the
+// build rather than a test.
+//
+// Cell tokens:
+//   RPT            RPT_ID (must be dw0)
+//   TS             32-bit TIME_STAMP;  TS.lo / TS.hi the halves of a 64-bit one
+//   TICKS          32-bit GPU_TICKS;   TICKS.lo / TICKS.hi a 64-bit one
+//   CTX            context id (Gen8+)
+//   INST           HSW "INST ADD" cell (not a counter)
+//   -  R           empty / reserved (written as zero)
+//   A7 B3 C0 M5    counter A7, B3, C0, MPEC5 (low dword for 40-bit counters)
+//   hA3:hA2:hA1:hA0  a dword of four high bytes (bits 39:32), most significant
+//                  byte first as in a printed cell; "-" for an unused byte
+//
+// Sources: [PRM67] seeds/intel-snb-ivb-hsw-prm-observability.txt "Performance
+// Counter Report Formats"; [PRM9] seeds/intel-skl-prm-vol14-observability.txt;
+// [FACTS] shared/docs/FACTS.md "Intel OA reports" for the rows the PRMs leave
+// out (101b on Gen8, the Gen12.5 and OAM formats, the C rows HSW prints as
+// "Reserved"). See docs/emulator.md.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "hwpc/core/bytes.hpp"
+#include "hwpc/intel/platform.hpp"
+
+namespace hwpc::emu {
+
+// Counter banks in the order every output lists them (GPU_TICKS, MPEC, A, B, C).
+enum class bank : std::uint8_t { gpu_ticks, mpec, a, b, c };
+
+inline constexpr std::size_t max_a = 48;
+inline constexpr std::size_t max_bc = 8;
+
+struct counter_slot {
+  bank k = bank::a;
+  std::uint8_t index = 0;
+  std::uint16_t offset = 0;     // byte offset of the (low) dword
+  std::uint8_t bits = 32;       // 32, 40 or 64
+  std::uint16_t high_byte = 0;  // 40-bit: byte holding bits 39:32
+};
+
+struct report_layout {
+  std::uint16_t size = 0;
+  std::array<counter_slot, 64> counters{};
+  std::size_t counter_count = 0;
+  int ts_offset = -1;
+  std::uint8_t ts_bits = 32;
+  int ctx_offset = -1;
+  int inst_offset = -1;
+
+  constexpr std::span<const counter_slot> slots() const noexcept {
+    return {counters.data(), counter_count};
+  }
+};
+
+namespace detail {
+
+consteval bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+consteval unsigned parse_number(std::string_view s) {
+  if (s.empty()) throw "layout: counter token without a number";
+  unsigned v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') throw "layout: bad counter number";
+    v = v * 10 + static_cast<unsigned>(c - '0');
+  }
+  return v;
+}
+
+consteval bool counter_token(std::string_view t, bank& k, unsigned& idx) {
+  if (t.size() < 2) return false;
+  switch (t[0]) {
+    case 'A':
+      k = bank::a;
+      break;
+    case 'B':
+      k = bank::b;
+      break;
+    case 'C':
+      if (t == "CTX") return false;
+      k = bank::c;
+      break;
+    case 'M':
+      k = bank::mpec;
+      break;
+    default:
+      return false;
+  }
+  idx = parse_number(t.substr(1));
+  if ((k == bank::a && idx >= max_a) || (k != bank::a && idx >= max_bc)) {
+    throw "layout: counter number out of range";
+  }
+  return true;
+}
+
+consteval int bank_rank(bank k) { return static_cast<int>(k); }
+
+// Parses rows of 8 cells (see the header comment) into a report_layout.
+template <std::size_t R>
+consteval report_layout parse_rows(const std::string_view (&rows)[R]) {
+  report_layout out;
+  out.size = static_cast<std::uint16_t>(R * 32);
+  std::array<int, max_a> high_of{};  // high byte offset of A<i>, or -1
+  for (auto& h : high_of) h = -1;
+  bool seen_rpt = false;
+  for (std::size_t r = 0; r < R; ++r) {
+    std::string_view row = rows[r];
+    unsigned cell = 0;
+    std::size_t i = 0;
+    while (true) {
+      while (i < row.size() && is_space(row[i])) ++i;
+      if (i >= row.size()) break;
+      std::size_t j = i;
+      while (j < row.size() && !is_space(row[j])) ++j;
+      const std::string_view tok = row.substr(i, j - i);
+      i = j;
+      if (cell >= 8) throw "layout: more than 8 cells in a row";
+      const unsigned dw = static_cast<unsigned>(8 * r + 7 - cell);
+      const auto off = static_cast<std::uint16_t>(dw * 4);
+      ++cell;
+      bank k{};
+      unsigned idx = 0;
+      if (tok == "-" || tok == "R" || tok == "TS.hi" || tok == "TICKS.hi") {
+        continue;  // nothing, or the upper half of a 64-bit value placed by its .lo cell
+      } else if (tok == "RPT") {
+        if (dw != 0) throw "layout: RPT_ID must be the lowest dword";
+        seen_rpt = true;
+      } else if (tok == "TS") {
+        out.ts_offset = off;
+        out.ts_bits = 32;
+      } else if (tok == "TS.lo") {
+        out.ts_offset = off;
+        out.ts_bits = 64;
+      } else if (tok == "CTX") {
+        out.ctx_offset = off;
+      } else if (tok == "INST") {
+        out.inst_offset = off;
+      } else if (tok == "TICKS" || tok == "TICKS.lo") {
+        out.counters[out.counter_count++] = counter_slot{
+            bank::gpu_ticks, 0, off, static_cast<std::uint8_t>(tok == "TICKS" ? 32 : 64), 0};
+      } else if (tok.find(':') != std::string_view::npos) {
+        // Four high bytes, most significant (highest address) first.
+        std::size_t p = 0;
+        for (int b = 3; b >= 0; --b) {
+          std::size_t q = tok.find(':', p);
+          if (q == std::string_view::npos) q = tok.size();
+          const std::string_view part = tok.substr(p, q - p);
+          p = q + 1;
+          if (part == "-") continue;
+          if (part.size() < 3 || part[0] != 'h' || part[1] != 'A') throw "layout: bad high byte";
+          const unsigned a = parse_number(part.substr(2));
+          if (a >= max_a || high_of[a] != -1) throw "layout: bad or repeated high byte";
+          high_of[a] = off + b;
+        }
+      } else if (counter_token(tok, k, idx)) {
+        for (std::size_t c = 0; c < out.counter_count; ++c) {
+          if (out.counters[c].k == k && out.counters[c].index == idx)
+            throw "layout: repeated counter";
+        }
+        out.counters[out.counter_count++] =
+            counter_slot{k, static_cast<std::uint8_t>(idx), off, 32, 0};
+      } else {
+        throw "layout: unknown cell token";
+      }
+    }
+    if (cell != 8) throw "layout: a row must have exactly 8 cells";
+  }
+  if (!seen_rpt || out.ts_offset < 0) throw "layout: no RPT_ID or TIME_STAMP";
+  for (std::size_t c = 0; c < out.counter_count; ++c) {
+    auto& s = out.counters[c];
+    if (s.k == bank::a && high_of[s.index] >= 0) {
+      s.bits = 40;
+      s.high_byte = static_cast<std::uint16_t>(high_of[s.index]);
+      high_of[s.index] = -2;
+    }
+  }
+  for (int h : high_of) {
+    if (h >= 0) throw "layout: high byte of a counter the layout does not have";
+  }
+  // Canonical order: by bank, then number.
+  for (std::size_t a = 1; a < out.counter_count; ++a) {
+    for (std::size_t b = a; b > 0; --b) {
+      auto& x = out.counters[b - 1];
+      auto& y = out.counters[b];
+      const bool after = bank_rank(x.k) > bank_rank(y.k) ||
+                         (bank_rank(x.k) == bank_rank(y.k) && x.index > y.index);
+      if (!after) break;
+      const counter_slot t = x;
+      x = y;
+      y = t;
+    }
+  }
+  return out;
+}
+
+// ---- Gen6 (SNB) [PRM67]: A counters listed left to right, A0 leftmost.
+// The PRM's TIME_STAMP cell and the empty cell to its right are one merged
+// cell; the 32-bit TIME_STAMP is dw1 and dw2 is reserved [FACTS].
+inline constexpr std::string_view snb_row0 = "A0 A1 A2 A3 A4 - TS RPT";
+inline constexpr std::string_view snb_row1 = "A5 A6 A7 A8 A9 A10 A11 A12";
+inline constexpr std::string_view snb_row2 = "A13 A14 A15 A16 A17 A18 A19 A20";
+inline constexpr std::string_view snb_row3 = "A21 A22 A23 A24 A25 A26 A27 A28";
+inline constexpr std::string_view b4_row = "R R R R B3 B2 B1 B0";
+inline constexpr std::string_view reserved_row = "R R R R R R R R";
+
+inline constexpr std::string_view snb_a13[] = {snb_row0, snb_row1};
+inline constexpr std::string_view snb_a29[] = {snb_row0, snb_row1, snb_row2, snb_row3};
+inline constexpr std::string_view snb_a13_b4[] = {snb_row0, snb_row1, b4_row, reserved_row};
+inline constexpr std::string_view snb_a29_b4[] = {snb_row0, snb_row1, snb_row2,
+                                                  snb_row3, b4_row,   reserved_row};
+
+// ---- Gen7 (IVB/VLV) and Gen7.5 (HSW) [PRM67]: A0 rightmost after the header.
+inline constexpr std::string_view g7_row0 = "A4 A3 A2 A1 A0 - TS RPT";
+inline constexpr std::string_view g7_row1 = "A12 A11 A10 A9 A8 A7 A6 A5";
+inline constexpr std::string_view g7_row2 = "A20 A19 A18 A17 A16 A15 A14 A13";
+inline constexpr std::string_view g7_row3 = "A28 A27 A26 A25 A24 A23 A22 A21";
+inline constexpr std::string_view g7_row4 = "A36 A35 A34 A33 A32 A31 A30 A29";
+inline constexpr std::string_view g7_row5 = "A44 A43 A42 A41 A40 A39 A38 A37";
+inline constexpr std::string_view b8_row = "B7 B6 B5 B4 B3 B2 B1 B0";
+// HSW prints the last row of the B8_C8 formats "Reserved"; the uapi name
+// promises C0..C7 there and IGT's reader takes them from it [FACTS].
+inline constexpr std::string_view c8_row = "C7 C6 C5 C4 C3 C2 C1 C0";
+inline constexpr std::string_view hsw_inst_row0 = "B3 B2 B1 B0 INST - TS RPT";
+
+inline constexpr std::string_view g7_a13[] = {g7_row0, g7_row1};
+inline constexpr std::string_view g7_a29[] = {g7_row0, g7_row1, g7_row2, g7_row3};
+inline constexpr std::string_view ivb_a13_b4[] = {g7_row0, g7_row1, b4_row, reserved_row};
+inline constexpr std::string_view ivb_a29_b4[] = {g7_row0, g7_row1, g7_row2,
+                                                  g7_row3, b4_row,  reserved_row};
+inline constexpr std::string_view ivb_a45_b4[] = {g7_row0, g7_row1, g7_row2, g7_row3,
+                                                  g7_row4, g7_row5, b4_row,  reserved_row};
+inline constexpr std::string_view ivb_a16[] = {"R R R R R - TS RPT", reserved_row, g7_row4,
+                                               g7_row5};
+inline constexpr std::string_view hsw_a13_b8_c8[] = {g7_row0, g7_row1, b8_row, c8_row};
+inline constexpr std::string_view hsw_a29_b8_c8[] = {g7_row0, g7_row1, g7_row2,
+                                                     g7_row3, b8_row,  c8_row};
+inline constexpr std::string_view hsw_b4_c8[] = {hsw_inst_row0, c8_row};
+inline constexpr std::string_view hsw_a45_b8_c8[] = {g7_row0, g7_row1, g7_row2, g7_row3,
+                                                     g7_row4, g7_row5, b8_row,  c8_row};
+inline constexpr std::string_view hsw_b4_c8_a16[] = {hsw_inst_row0, c8_row, g7_row4, g7_row5};
+// The PRM prints "Reserved Reserved Reserved C-Cntr 0"; C1..C3 follow the uapi name.
+inline constexpr std::string_view hsw_c4_b8[] = {"C3 C2 C1 C0 INST - TS RPT", b8_row};
+
+// ---- Gen8 .. Gen12 [PRM9, FACTS]: header RPT_ID, TIME_STAMP, CTX_ID, GPU_TICKS.
+inline constexpr std::string_view g8_a12_row0 = "A10 A9 A8 A7 TICKS CTX TS RPT";
+inline constexpr std::string_view g8_a12_row1 = "A18 A17 A16 A15 A14 A13 A12 A11";
+inline constexpr std::string_view g8_a12[] = {g8_a12_row0, g8_a12_row1};
+inline constexpr std::string_view g8_a12_b8_c8[] = {g8_a12_row0, g8_a12_row1, b8_row, c8_row};
+// 101b: A0..A31 are 40-bit, bits 39:32 of Ai in byte 160 + i (dw40..dw47).
+inline constexpr std::string_view g8_a36_b8_c8[] = {
+    "A3 A2 A1 A0 TICKS CTX TS RPT",
+    "A11 A10 A9 A8 A7 A6 A5 A4",
+    "A19 A18 A17 A16 A15 A14 A13 A12",
+    "A27 A26 A25 A24 A23 A22 A21 A20",
+    "A35 A34 A33 A32 A31 A30 A29 A28",
+    "hA31:hA30:hA29:hA28 hA27:hA26:hA25:hA24 hA23:hA22:hA21:hA20 hA19:hA18:hA17:hA16 "
+    "hA15:hA14:hA13:hA12 hA11:hA10:hA9:hA8 hA7:hA6:hA5:hA4 hA3:hA2:hA1:hA0",
+    b8_row,
+    c8_row};
+inline constexpr std::string_view g8_c4_b8[] = {"C3 C2 C1 C0 TICKS CTX TS RPT", b8_row};
+
+// ---- Gen12.5 (DG2, MTL OAG) [FACTS]: A0..A3, A24..A27, A32..A37 are 32-bit.
+inline constexpr std::string_view xehpg_a24u40_a14u32_b8_c8[] = {
+    "A3 A2 A1 A0 TICKS CTX TS RPT",
+    "A11 A10 A9 A8 A7 A6 A5 A4",
+    "A19 A18 A17 A16 A15 A14 A13 A12",
+    "A27 A26 A25 A24 A23 A22 A21 A20",
+    "A35 A34 A33 A32 A31 A30 A29 A28",
+    "hA31:hA30:hA29:hA28 A37 hA23:hA22:hA21:hA20 hA19:hA18:hA17:hA16 "
+    "hA15:hA14:hA13:hA12 hA11:hA10:hA9:hA8 hA7:hA6:hA5:hA4 A36",
+    b8_row,
+    c8_row};
+
+// ---- Gen12.7 (MTL OAM) [FACTS]: 64-bit TIME_STAMP at bytes 8..15, 64-bit
+// clock at 24..31. dw1, dw4 and dw5 are not described: written as zero.
+inline constexpr std::string_view oam_mpec8u32_b8_c8[] = {
+    "TICKS.hi TICKS.lo R R TS.hi TS.lo R RPT", "M7 M6 M5 M4 M3 M2 M1 M0", b8_row, c8_row};
+
+}  // namespace detail
+
+// Which platforms a format exists on.
+enum class family : std::uint8_t {
+  snb,      // Gen6
+  ivb,      // Gen7: IVB, VLV
+  hsw,      // Gen7.5
+  gen8_11,  // BDW .. EHL (A12, A12_B8_C8)
+  gen8_12,  // BDW .. DG1 (A36_B8_C8, C4_B8)
+  xehpg,    // DG2, MTL OAG
+  mtl_oam,  // MTL OAM
+};
+
+struct format_desc {
+  std::string_view name;
+  std::string_view alias;  // empty when none
+  family fam;
+  std::uint8_t counter_select;  // OACONTROL counter select
+  int uapi_id;                  // drm_i915_oa_format, -1 when i915 has none
+  report_layout layout;
+
+  constexpr std::uint16_t size() const noexcept { return layout.size; }
+  constexpr bool on(intel::platform p) const noexcept {
+    using intel::platform;
+    const auto g = intel::generation_of(p);
+    switch (fam) {
+      case family::snb:
+        return p == platform::snb;
+      case family::ivb:
+        return p == platform::ivb || p == platform::vlv;
+      case family::hsw:
+        return p == platform::hsw;
+      case family::gen8_11:
+        return g >= intel::generation::gen8 && g <= intel::generation::gen11;
+      case family::gen8_12:
+        return g >= intel::generation::gen8 && g <= intel::generation::gen12;
+      case family::xehpg:
+        return p == platform::dg2 || p == platform::mtl;
+      case family::mtl_oam:
+        return p == platform::mtl;
+    }
+    return false;
+  }
+  constexpr bool named(std::string_view n) const noexcept {
+    return n == name || (!alias.empty() && n == alias);
+  }
+};
+
+inline constexpr std::array emu_formats{
+    format_desc{"A13", "", family::snb, 0, -1, detail::parse_rows(detail::snb_a13)},
+    format_desc{"A29", "", family::snb, 1, -1, detail::parse_rows(detail::snb_a29)},
+    format_desc{"A13_B4", "", family::snb, 2, -1, detail::parse_rows(detail::snb_a13_b4)},
+    format_desc{"A29_B4", "", family::snb, 3, -1, detail::parse_rows(detail::snb_a29_b4)},
+    format_desc{"A13", "", family::ivb, 0, -1, detail::parse_rows(detail::g7_a13)},
+    format_desc{"A29", "", family::ivb, 1, -1, detail::parse_rows(detail::g7_a29)},
+    format_desc{"A13_B4", "", family::ivb, 2, -1, detail::parse_rows(detail::ivb_a13_b4)},
+    format_desc{"A29_B4", "", family::ivb, 3, -1, detail::parse_rows(detail::ivb_a29_b4)},
+    format_desc{"A45_B4", "", family::ivb, 5, -1, detail::parse_rows(detail::ivb_a45_b4)},
+    format_desc{"A16", "", family::ivb, 6, -1, detail::parse_rows(detail::ivb_a16)},
+    format_desc{"A13", "", family::hsw, 0, 1, detail::parse_rows(detail::g7_a13)},
+    format_desc{"A29", "", family::hsw, 1, 2, detail::parse_rows(detail::g7_a29)},
+    format_desc{"A13_B8_C8", "", family::hsw, 2, 3, detail::parse_rows(detail::hsw_a13_b8_c8)},
+    format_desc{"A29_B8_C8", "", family::hsw, 3, -1, detail::parse_rows(detail::hsw_a29_b8_c8)},
+    format_desc{"B4_C8", "", family::hsw, 4, 4, detail::parse_rows(detail::hsw_b4_c8)},
+    format_desc{"A45_B8_C8", "", family::hsw, 5, 5, detail::parse_rows(detail::hsw_a45_b8_c8)},
+    format_desc{"B4_C8_A16", "", family::hsw, 6, 6, detail::parse_rows(detail::hsw_b4_c8_a16)},
+    format_desc{"C4_B8", "", family::hsw, 7, 7, detail::parse_rows(detail::hsw_c4_b8)},
+    format_desc{"A12", "", family::gen8_11, 0, 8, detail::parse_rows(detail::g8_a12)},
+    format_desc{"A12_B8_C8", "", family::gen8_11, 2, 9, detail::parse_rows(detail::g8_a12_b8_c8)},
+    format_desc{"A36_B8_C8", "A32u40_A4u32_B8_C8", family::gen8_12, 5, 10,
+                detail::parse_rows(detail::g8_a36_b8_c8)},
+    format_desc{"C4_B8", "", family::gen8_12, 7, 7, detail::parse_rows(detail::g8_c4_b8)},
+    format_desc{"A24u40_A14u32_B8_C8", "", family::xehpg, 5, 12,
+                detail::parse_rows(detail::xehpg_a24u40_a14u32_b8_c8)},
+    format_desc{"MPEC8u32_B8_C8", "", family::mtl_oam, 2, 14,
+                detail::parse_rows(detail::oam_mpec8u32_b8_c8)},
+};
+
+static_assert(emu_formats[15].layout.size == 256 && emu_formats[15].layout.counter_count == 61,
+              "HSW A45_B8_C8: 256 bytes, A0..A44 + B0..B7 + C0..C7");
+static_assert(emu_formats[20].layout.counters[1].high_byte == 160,
+              "A36_B8_C8: bits 39:32 of A0 at byte 160");
+
+constexpr const format_desc* find_emu_format(intel::platform p, std::string_view name) noexcept {
+  for (const auto& f : emu_formats) {
+    if (f.on(p) && f.named(name)) return &f;
+  }
+  return nullptr;
+}
+constexpr const format_desc* find_emu_format(intel::platform p, std::uint8_t select) noexcept {
+  for (const auto& f : emu_formats) {
+    if (f.on(p) && f.counter_select == select) {
+      // MTL has both an OAG and an OAM format at different selects; a
+      // select picks the OAG one (the OAM unit is programmed separately).
+      if (f.fam == family::mtl_oam) continue;
+      return &f;
+    }
+  }
+  return nullptr;
+}
+
+// The name of a counter as every output spells it ("A7", "GPU_TICKS", "MPEC3").
+inline std::string counter_name(const counter_slot& s) {
+  switch (s.k) {
+    case bank::gpu_ticks:
+      return "GPU_TICKS";
+    case bank::mpec:
+      return "MPEC" + std::to_string(s.index);
+    case bank::a:
+      return "A" + std::to_string(s.index);
+    case bank::b:
+      return "B" + std::to_string(s.index);
+    case bank::c:
+      return "C" + std::to_string(s.index);
+  }
+  return {};
+}
+
+// Raw values of everything a report can carry; counters already hold the
+// value the hardware register shows (the packer keeps the low `bits`).
+struct report_values {
+  std::uint32_t rpt_id = 0;
+  std::uint64_t timestamp = 0;
+  std::uint32_t ctx_id = 0;
+  std::uint32_t inst_add = 0;
+  std::uint64_t gpu_ticks = 0;
+  std::array<std::uint64_t, max_a> a{};
+  std::array<std::uint64_t, max_bc> b{};
+  std::array<std::uint64_t, max_bc> c{};
+  std::array<std::uint64_t, max_bc> mpec{};
+
+  constexpr std::uint64_t& counter(bank k, std::size_t i) noexcept {
+    switch (k) {
+      case bank::gpu_ticks:
+        return gpu_ticks;
+      case bank::mpec:
+        return mpec[i];
+      case bank::a:
+        return a[i];
+      case bank::b:
+        return b[i];
+      case bank::c:
+        break;
+    }
+    return c[i];
+  }
+  constexpr std::uint64_t counter(bank k, std::size_t i) const noexcept {
+    return const_cast<report_values*>(this)->counter(k, i);
+  }
+};
+
+// Writes one report of layout `l` into `out` (at least l.size bytes).
+// Cells the layout does not describe are written as zero.
+constexpr void pack_report(const report_layout& l, const report_values& v,
+                           std::span<std::byte> out) noexcept {
+  for (std::size_t i = 0; i < l.size; ++i) out[i] = std::byte{0};
+  std::byte* p = out.data();
+  store_le32(p, v.rpt_id);
+  if (l.ts_bits == 64) {
+    store_le64(p + l.ts_offset, v.timestamp);
+  } else {
+    store_le32(p + l.ts_offset, static_cast<std::uint32_t>(v.timestamp));
+  }
+  if (l.ctx_offset >= 0) store_le32(p + l.ctx_offset, v.ctx_id);
+  if (l.inst_offset >= 0) store_le32(p + l.inst_offset, v.inst_add);
+  for (const counter_slot& s : l.slots()) {
+    const std::uint64_t x = v.counter(s.k, s.index);
+    if (s.bits == 64) {
+      store_le64(p + s.offset, x);
+      continue;
+    }
+    store_le32(p + s.offset, static_cast<std::uint32_t>(x));
+    if (s.bits == 40) p[s.high_byte] = static_cast<std::byte>((x >> 32) & 0xff);
+  }
+}
+
+constexpr std::uint64_t width_mask(unsigned bits) noexcept {
+  return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
+}  // namespace hwpc::emu

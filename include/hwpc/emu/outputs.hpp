@@ -1,0 +1,267 @@
+// Files made from a capture: the raw report file, the i915 perf stream and
+// the IGT recording. Layouts are those of ../shared/docs/FACTS.md ("i915 perf
+// read() stream", "IGT recording file"); all little-endian.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hwpc/core/bytes.hpp"
+#include "hwpc/core/error.hpp"
+#include "hwpc/emu/oa_unit.hpp"
+#include "hwpc/emu/truth.hpp"
+
+namespace hwpc::emu {
+
+// Record types: i915 uapi (1..3) and the IGT recorder (65536..65539).
+namespace record_type {
+inline constexpr std::uint32_t sample = 1;
+inline constexpr std::uint32_t oa_report_lost = 2;
+inline constexpr std::uint32_t oa_buffer_lost = 3;
+inline constexpr std::uint32_t version = 65536;
+inline constexpr std::uint32_t device_info = 65537;
+inline constexpr std::uint32_t device_topology = 65538;
+inline constexpr std::uint32_t timestamp_correlation = 65539;
+}  // namespace record_type
+
+inline constexpr std::size_t record_header_size = 8;
+inline constexpr std::size_t device_info_size = 336;
+inline constexpr std::uint32_t recording_version = 1;
+
+namespace detail {
+
+inline void put_u32(std::vector<std::byte>& out, std::uint32_t v) {
+  const std::size_t at = out.size();
+  out.resize(at + 4);
+  store_le32(out.data() + at, v);
+}
+inline void put_u64(std::vector<std::byte>& out, std::uint64_t v) {
+  const std::size_t at = out.size();
+  out.resize(at + 8);
+  store_le64(out.data() + at, v);
+}
+inline void put_u16(std::vector<std::byte>& out, std::uint16_t v) {
+  const std::size_t at = out.size();
+  out.resize(at + 2);
+  store_le16(out.data() + at, v);
+}
+// `struct { u32 type; u16 pad; u16 size; }`, size including the header.
+inline void put_header(std::vector<std::byte>& out, std::uint32_t type, std::size_t size) {
+  put_u32(out, type);
+  put_u16(out, 0);
+  put_u16(out, static_cast<std::uint16_t>(size));
+}
+inline void put_text(std::vector<std::byte>& out, std::string_view s, std::size_t field) {
+  for (std::size_t i = 0; i < field; ++i) {
+    out.push_back(i < s.size() && i + 1 < field ? static_cast<std::byte>(s[i]) : std::byte{0});
+  }
+}
+
+// A zero-RPT_ID slot as the reader found it: the stale bytes of the report
+// that was there before (RPT_ID cleared), or zeros for never-written memory.
+inline void put_unlanded(std::vector<std::byte>& out, const capture& cap, std::size_t stale) {
+  const std::size_t at = out.size();
+  out.resize(at + cap.report_size(), std::byte{0});
+  if (stale == read_item::npos) return;
+  const auto b = cap.report_bytes(stale);
+  std::copy(b.begin(), b.end(), out.begin() + static_cast<std::ptrdiff_t>(at));
+  store_le32(out.data() + at, 0);
+}
+
+// Public PCI device ids, one representative per platform.
+inline constexpr std::array<std::uint32_t, 20> device_ids{
+    0x0126, 0x0166, 0x0f31, 0x0416, 0x1616, 0x22b0, 0x1916, 0x5a84, 0x5916, 0x3184,
+    0x3e92, 0x5a52, 0x8a52, 0x4e71, 0x9a49, 0x4c8a, 0x4680, 0x4905, 0x56a0, 0x7d55};
+
+}  // namespace detail
+
+// Reports back to back, no header: what `hwpc decode --input-kind raw` reads.
+// Slots the consumer found unlanded are kept (RPT_ID 0), as a dump would.
+inline std::vector<std::byte> raw_file(const capture& cap) {
+  std::vector<std::byte> out;
+  if (cap.mi_rpc_mode) {
+    for (std::size_t i : cap.mi_rpc) {
+      const auto b = cap.report_bytes(i);
+      out.insert(out.end(), b.begin(), b.end());
+    }
+    return out;
+  }
+  for (const auto& it : cap.read) {
+    if (it.k == read_item::kind::sample) {
+      const auto b = cap.report_bytes(it.report);
+      out.insert(out.end(), b.begin(), b.end());
+    } else if (it.k == read_item::kind::unlanded) {
+      detail::put_unlanded(out, cap, it.stale);
+    }
+  }
+  return out;
+}
+
+// The MI_REPORT_PERF_COUNT buffer, back to back.
+inline std::vector<std::byte> mi_rpc_file(const capture& cap) {
+  std::vector<std::byte> out;
+  for (std::size_t i : cap.mi_rpc) {
+    const auto b = cap.report_bytes(i);
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  return out;
+}
+
+// i915 perf read() records: SAMPLE (header + report), OA_REPORT_LOST and
+// OA_BUFFER_LOST (header only). Zero-RPT_ID reports are skipped, as i915 does.
+inline result<std::vector<std::byte>> i915_stream(const capture& cap) {
+  if (cap.mi_rpc_mode) {
+    return make_error(errc::inconsistent, 0,
+                      std::string(cap.format->name) +
+                          " reports do not divide any OA buffer size: no i915 stream");
+  }
+  std::vector<std::byte> out;
+  for (const auto& it : cap.read) {
+    switch (it.k) {
+      case read_item::kind::sample: {
+        detail::put_header(out, record_type::sample, record_header_size + cap.report_size());
+        const auto b = cap.report_bytes(it.report);
+        out.insert(out.end(), b.begin(), b.end());
+        break;
+      }
+      case read_item::kind::report_lost:
+        detail::put_header(out, record_type::oa_report_lost, record_header_size);
+        break;
+      case read_item::kind::buffer_lost:
+        detail::put_header(out, record_type::oa_buffer_lost, record_header_size);
+        break;
+      case read_item::kind::unlanded:
+        break;
+    }
+  }
+  return out;
+}
+
+struct topology {
+  std::uint16_t slices = 1;
+  std::uint16_t subslices = 3;  // per slice
+  std::uint16_t eus = 8;        // per subslice
+};
+
+inline topology topology_of(intel::platform p) {
+  if (intel::is_gen7_family(intel::generation_of(p))) return {1, 2, 10};
+  return {};
+}
+
+// CLOCK_MONOTONIC nanoseconds the recording pretends the GPU's TIME_STAMP 0
+// (total, not raw) corresponds to.
+inline constexpr std::uint64_t recording_cpu_epoch_ns = 5'000'000'000ull;
+
+// An IGT recording: VERSION, DEVICE_INFO, DEVICE_TOPOLOGY, a
+// TIMESTAMP_CORRELATION, the stream's records, and a closing correlation.
+inline result<std::vector<std::byte>> recording(const capture& cap) {
+  auto stream = i915_stream(cap);
+  if (!stream) return stream.error_value();
+  std::vector<std::byte> out;
+  using detail::put_u32;
+  using detail::put_u64;
+  // VERSION {u32 version; u32 pad}
+  detail::put_header(out, record_type::version, record_header_size + 8);
+  put_u32(out, recording_version);
+  put_u32(out, 0);
+  // DEVICE_INFO (packed, 336 bytes). Frequencies in Hz.
+  detail::put_header(out, record_type::device_info, record_header_size + device_info_size);
+  const std::size_t info_at = out.size();
+  put_u64(out, cap.timestamp_hz);
+  put_u32(out, detail::device_ids[static_cast<std::size_t>(cap.cfg.platform)]);
+  put_u32(out, 0);               // device_revision
+  put_u32(out, 350'000'000u);    // gt_min_frequency (workload_limits)
+  put_u32(out, 1'150'000'000u);  // gt_max_frequency
+  put_u32(out, 0);               // engine_class: render
+  put_u32(out, 0);               // engine_instance
+  put_u32(out, cap.format->uapi_id < 0 ? 0u : static_cast<std::uint32_t>(cap.format->uapi_id));
+  detail::put_text(out, "Emulated" + std::string(cap.format->name), 256);
+  char uuid[40] = {};
+  const auto hex = [](std::uint64_t v, int digits, char* at) {
+    for (int i = digits - 1; i >= 0; --i, v >>= 4) at[i] = "0123456789abcdef"[v & 0xf];
+  };
+  hex(cap.cfg.seed >> 32, 8, uuid);
+  uuid[8] = '-';
+  hex(static_cast<std::uint64_t>(cap.cfg.platform), 4, uuid + 9);
+  uuid[13] = '-';
+  hex(0x4000u | cap.format->counter_select, 4, uuid + 14);
+  uuid[18] = '-';
+  hex(0x8000u, 4, uuid + 19);
+  uuid[23] = '-';
+  hex(cap.cfg.seed & 0xffffffffffffull, 12, uuid + 24);
+  detail::put_text(out, std::string_view(uuid, 36), 40);
+  put_u32(out, 0);  // pad
+  if (out.size() - info_at != device_info_size) {
+    return make_error(errc::inconsistent, info_at, "device info is not 336 bytes");
+  }
+  // DEVICE_TOPOLOGY: drm_i915_query_topology_info, padded to 8 bytes.
+  {
+    const topology t = topology_of(cap.cfg.platform);
+    const std::uint16_t ss_stride = static_cast<std::uint16_t>((t.subslices + 7) / 8);
+    const std::uint16_t eu_stride = static_cast<std::uint16_t>((t.eus + 7) / 8);
+    const std::uint16_t ss_offset = static_cast<std::uint16_t>((t.slices + 7) / 8);
+    const std::uint16_t eu_offset = static_cast<std::uint16_t>(ss_offset + t.slices * ss_stride);
+    const std::size_t data = eu_offset + std::size_t{t.slices} * t.subslices * eu_stride;
+    const std::size_t body = 16 + data;
+    const std::size_t padded = (body + 7) / 8 * 8;
+    detail::put_header(out, record_type::device_topology, record_header_size + padded);
+    for (std::uint16_t v : {std::uint16_t{0}, t.slices, t.subslices, t.eus, ss_offset, ss_stride,
+                            eu_offset, eu_stride}) {
+      detail::put_u16(out, v);
+    }
+    std::vector<std::byte> mask(data, std::byte{0});
+    for (std::size_t s = 0; s < t.slices; ++s) mask[s / 8] |= std::byte{1} << (s % 8);
+    for (std::size_t s = 0; s < t.slices; ++s) {
+      for (std::size_t ss = 0; ss < t.subslices; ++ss) {
+        mask[ss_offset + s * ss_stride + ss / 8] |= std::byte{1} << (ss % 8);
+        for (std::size_t e = 0; e < t.eus; ++e) {
+          mask[eu_offset + (s * t.subslices + ss) * eu_stride + e / 8] |= std::byte{1} << (e % 8);
+        }
+      }
+    }
+    out.insert(out.end(), mask.begin(), mask.end());
+    out.resize(out.size() + (padded - body), std::byte{0});
+  }
+  // TIMESTAMP_CORRELATION {u64 cpu ns; u64 gpu timestamp} around the stream.
+  const auto correlation = [&](std::uint64_t total_ticks) {
+    detail::put_header(out, record_type::timestamp_correlation, record_header_size + 16);
+    const std::uint64_t hz = cap.timestamp_hz;
+    const std::uint64_t ns =
+        total_ticks / hz * 1'000'000'000u + total_ticks % hz * 1'000'000'000u / hz;
+    put_u64(out, recording_cpu_epoch_ns + ns);
+    put_u64(out, cap.start.timestamp + total_ticks);
+  };
+  std::uint64_t first = 0, last = 0;
+  if (!cap.reports.empty()) {
+    first = cap.reports.front().at.timestamp;
+    last = cap.reports.back().at.timestamp;
+  }
+  correlation(first);
+  out.insert(out.end(), stream->begin(), stream->end());
+  correlation(last);
+  return out;
+}
+
+// The bytes of an output kind (raw, i915-stream, recording, mi-rpc; the ring
+// is cap.ring.bytes).
+inline result<std::vector<std::byte>> output_bytes(const capture& cap, output_kind k) {
+  switch (k) {
+    case output_kind::raw:
+      return raw_file(cap);
+    case output_kind::i915_stream:
+      return i915_stream(cap);
+    case output_kind::recording:
+      return recording(cap);
+    case output_kind::ring:
+      return cap.ring.bytes;
+    case output_kind::mi_rpc:
+      return mi_rpc_file(cap);
+  }
+  return raw_file(cap);
+}
+
+}  // namespace hwpc::emu
