@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -96,7 +97,7 @@ class time_correlation {
     // Only the step from `a` goes through double, so CPU times far from 0
     // keep nanosecond resolution.
     const double span_ns = static_cast<double>(static_cast<std::int64_t>(b.cpu_ns - a.cpu_ns));
-    return {static_cast<std::int64_t>(a.cpu_ns) + static_cast<std::int64_t>(f * span_ns),
+    return {static_cast<std::int64_t>(a.cpu_ns) + std::llround(f * span_ns),
             time_quality::interpolated};
   }
 
@@ -106,7 +107,7 @@ class time_correlation {
     const double dticks = gpu_ts >= p.gpu_ts ? static_cast<double>(gpu_ts - p.gpu_ts)
                                              : -static_cast<double>(p.gpu_ts - gpu_ts);
     return static_cast<std::int64_t>(p.cpu_ns) +
-           static_cast<std::int64_t>(dticks * 1e9 / static_cast<double>(freq_));
+           std::llround(dticks * 1e9 / static_cast<double>(freq_));
   }
 
   std::vector<correlation_point> points_;
