@@ -159,6 +159,11 @@ inline constexpr std::uint64_t recording_cpu_epoch_ns = 5'000'000'000ull;
 // An IGT recording: VERSION, DEVICE_INFO, DEVICE_TOPOLOGY, a
 // TIMESTAMP_CORRELATION, the stream's records, and a closing correlation.
 inline result<std::vector<std::byte>> recording(const capture& cap) {
+  if (cap.format->uapi_id < 0) {
+    return make_error(errc::unknown_format, 0,
+                      std::string(cap.format->name) +
+                          " has no i915 uapi format id, so a recording cannot name it");
+  }
   auto stream = i915_stream(cap);
   if (!stream) return stream.error_value();
   std::vector<std::byte> out;
@@ -178,7 +183,7 @@ inline result<std::vector<std::byte>> recording(const capture& cap) {
   put_u32(out, 1'150'000'000u);  // gt_max_frequency
   put_u32(out, 0);               // engine_class: render
   put_u32(out, 0);               // engine_instance
-  put_u32(out, cap.format->uapi_id < 0 ? 0u : static_cast<std::uint32_t>(cap.format->uapi_id));
+  put_u32(out, static_cast<std::uint32_t>(cap.format->uapi_id));
   detail::put_text(out, "Emulated" + std::string(cap.format->name), 256);
   char uuid[40] = {};
   const auto hex = [](std::uint64_t v, int digits, char* at) {

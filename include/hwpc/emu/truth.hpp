@@ -3,9 +3,11 @@
 //
 // Rows follow the decoder's CSV: `report` is the index, within the output's
 // own sequence of reports, of the later report of the interval (zero-RPT_ID
-// slots count, as they take room in a raw file); `timestamp` is that report's
-// TIME_STAMP extended to 64 bits from the first valid report's raw value;
-// then one column per counter in the order GPU_TICKS, MPEC, A, B, C.
+// slots count, as they take room in a raw file; a stream counts its SAMPLE
+// records); `timestamp` is that report's TIME_STAMP extended to 64 bits from
+// the first valid report's raw value (a recording: the whole TIME_STAMP,
+// which its correlation records pin down); then one column per counter in
+// the order GPU_TICKS, MPEC, A, B, C.
 #pragma once
 
 #include <cstddef>
@@ -78,7 +80,13 @@ inline std::vector<std::string> counter_names(const format_desc& f) {
   return n;
 }
 
-inline truth_table truth_of_sequence(const capture& cap, const std::vector<std::size_t>& seq) {
+// `breaks[i]` true: a loss record precedes report slot i, so no interval
+// ends at it (the readers start a new stretch there). `full_timestamps`:
+// report the whole TIME_STAMP (recordings anchor it to their correlation
+// records) instead of extending the first report's raw value.
+inline truth_table truth_of_sequence(const capture& cap, const std::vector<std::size_t>& seq,
+                                     const std::vector<bool>& breaks = {},
+                                     bool full_timestamps = false) {
   truth_table t;
   t.names = counter_names(*cap.format);
   const report_layout& l = cap.format->layout;
@@ -86,16 +94,19 @@ inline truth_table truth_of_sequence(const capture& cap, const std::vector<std::
   const report_record* first = nullptr;
   const report_record* prev = nullptr;
   std::uint64_t first_raw = 0;
+  bool broken = false;
   for (std::size_t i = 0; i < seq.size(); ++i) {
+    if (i < breaks.size() && breaks[i]) broken = true;
     if (seq[i] == read_item::npos) continue;
     const report_record& r = cap.reports[seq[i]];
     if (first == nullptr) {
       first = &r;
       first_raw = (cap.start.timestamp + r.at.timestamp) & ts_mask;
-    } else {
+    } else if (!broken) {
       truth_row row;
       row.report = i;
-      row.timestamp = first_raw + (r.at.timestamp - first->at.timestamp);
+      row.timestamp = full_timestamps ? cap.start.timestamp + r.at.timestamp
+                                      : first_raw + (r.at.timestamp - first->at.timestamp);
       if (r.at.timestamp - prev->at.timestamp > ts_mask) t.representable = false;
       for (const counter_slot& s : l.slots()) {
         const std::uint64_t d = r.at.counter(s.k, s.index) - prev->at.counter(s.k, s.index);
@@ -104,15 +115,31 @@ inline truth_table truth_of_sequence(const capture& cap, const std::vector<std::
       }
       t.rows.push_back(std::move(row));
     }
+    broken = false;
     prev = &r;
   }
   return t;
 }
 
+// The truth for an output. Streams and recordings leave out the intervals
+// that span an OA_REPORT_LOST or OA_BUFFER_LOST record, as their readers do.
 inline result<truth_table> truth_for(const capture& cap, output_kind k) {
   auto seq = report_sequence(cap, k);
   if (!seq) return seq.error_value();
-  return truth_of_sequence(cap, *seq);
+  if (k != output_kind::i915_stream && k != output_kind::recording) {
+    return truth_of_sequence(cap, *seq);
+  }
+  std::vector<bool> breaks;
+  bool pending = false;
+  for (const auto& it : cap.read) {
+    if (it.k == read_item::kind::report_lost || it.k == read_item::kind::buffer_lost) {
+      pending = true;
+    } else if (it.k == read_item::kind::sample) {
+      breaks.push_back(pending);
+      pending = false;
+    }
+  }
+  return truth_of_sequence(cap, *seq, breaks, k == output_kind::recording);
 }
 
 // "report,timestamp,<counter names...>" then one line per interval.
