@@ -92,7 +92,7 @@ constexpr parse_result parse_rpn(std::string_view text, builder& b, Resolve&& re
       if (n.end != end) return {fail(errc::syntax, n.end, 1, "unexpected character in a number")};
       stack.push_back({rpn_entry::number, 0, n.v, pos, len});
     } else if (w[0] == '$') {
-      if (scan_name(text, pos + 1) != len - 1) {
+      if (len < 2 || scan_name(text, pos + 1) != len - 1) {
         return {
             fail(errc::syntax, pos, len, "'$' must be followed by a name (letters, digits, _)")};
       }

@@ -215,6 +215,35 @@ class bound_set {
   bool available(std::size_t i) const { return available_[i]; }
   // The max_equation's value when it is a constant after binding.
   std::optional<expr::value> max_value(std::size_t i) const { return max_[i]; }
+  bool has_max(std::size_t i) const { return max_output_[i].has_value(); }
+
+  // max_equation of every metric that has one, for one interval (some read
+  // counters, e.g. "$GpuCoreClocks 64 UMUL"); out[i] stays empty for the rest.
+  result<void> evaluate_max(std::span<const std::uint64_t> raw,
+                            std::span<std::optional<expr::value>> out) const {
+    if (out.size() < size()) {
+      return error{errc::inconsistent, 0, "too few outputs for this metric set",
+                   error_anchor::none};
+    }
+    std::vector<expr::slot> in(maxima_.inputs.size(), 0);
+    for (std::size_t k = 0; k < maxima_.inputs.size(); ++k) {
+      const auto idx = input_index(maxima_.inputs[k].name);
+      if (!idx || *idx >= raw.size()) {
+        return error{errc::inconsistent, 0, "raw input '" + maxima_.inputs[k].name + "' missing",
+                     error_anchor::none};
+      }
+      in[k] = raw[*idx];
+    }
+    std::vector<expr::slot> slots(maxima_.nodes.size());
+    expr::run(maxima_.nodes, in, slots);
+    for (std::size_t i = 0; i < size(); ++i) {
+      out[i].reset();
+      if (const auto o = max_output_[i]) {
+        out[i] = expr::value{maxima_.output_type(*o), slots[maxima_.outputs[*o]]};
+      }
+    }
+    return {};
+  }
   // Register configurations whose availability holds (or cannot be decided).
   bool register_config_applies(std::size_t i) const { return register_applies_[i]; }
 
@@ -242,6 +271,8 @@ class bound_set {
   friend class compiled_set;
   std::shared_ptr<const metric_set> set_;  // shared with the compiled_set
   expr::program equations_;
+  expr::program maxima_;  // outputs: the max_equations, in metric order
+  std::vector<std::optional<std::uint32_t>> max_output_;
   std::vector<bool> available_;
   std::vector<std::optional<expr::value>> max_;
   std::vector<bool> register_applies_;
@@ -425,6 +456,17 @@ inline result<bound_set> compiled_set::bind(const device_values& values) const {
   eq.outputs.clear();
   for (const auto& o : outputs_) eq.outputs.push_back(all.outputs[o.equation]);
   b.equations_ = expr::compact(eq, false);
+  expr::program mx = all;
+  mx.outputs.clear();
+  for (const auto& o : outputs_) {
+    if (o.max_equation) {
+      b.max_output_.emplace_back(static_cast<std::uint32_t>(mx.outputs.size()));
+      mx.outputs.push_back(all.outputs[*o.max_equation]);
+    } else {
+      b.max_output_.emplace_back();
+    }
+  }
+  b.maxima_ = expr::compact(mx, false);
   auto constant_of = [&](std::uint32_t output) -> std::optional<expr::value> {
     const expr::node& n = all.nodes[all.outputs[output]];
     if (n.code != expr::op::constant) return std::nullopt;

@@ -1,0 +1,98 @@
+// hwpc eval: compile and evaluate one formula (Intel RPN or Arm infix).
+#include <cinttypes>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "hwpc/expr/compile.hpp"
+#include "hwpc/expr/lexer.hpp"
+
+namespace hwpc::cli {
+
+namespace {
+
+const command_spec eval_spec{
+    "eval",
+    "hwpc eval [--syntax rpn|infix] --expr EXPR [--var NAME=VALUE]...",
+    "Compiles EXPR and prints its value: integers (u64) without a decimal point, doubles\n"
+    "with up to 17 significant digits. Names ($Name or bare in infix; A 3 READ reads A3)\n"
+    "must be given a value with --var. Without --syntax the formula is read as infix\n"
+    "unless it parses only as RPN. Errors name the column (exit status 2).",
+    {{"syntax", "rpn|infix", "the formula syntax (default: infix, or RPN if only that parses)"},
+     {"expr", "EXPR", "the formula"},
+     {"var", "NAME=VALUE", "bind a name: an integer (u64) or a decimal (double)", true}},
+    0,
+    0};
+
+// "24", "0x18", "1.5", "-2" -> a typed value.
+std::optional<expr::value> parse_value(const std::string& text) {
+  std::string_view t = text;
+  const bool negative = !t.empty() && t.front() == '-';
+  if (negative) t.remove_prefix(1);
+  if (t.empty() || !expr::is_digit(t.front())) return std::nullopt;
+  const expr::number_scan n = expr::scan_number(t, 0);
+  if (!n.status || n.end != t.size()) return std::nullopt;
+  if (!negative) return n.v;
+  return expr::value::f(-n.v.as_double());
+}
+
+}  // namespace
+
+int cmd_eval(const std::vector<std::string>& args) {
+  int status = exit_ok;
+  const auto parsed = parse(eval_spec, args, status);
+  if (!parsed) return status;
+  const auto text = parsed->get("expr");
+  if (!text) return fail("eval", "--expr EXPR is required (see --help)", exit_usage);
+
+  std::optional<expr::syntax> syntax;
+  if (auto s = parsed->get("syntax")) {
+    if (*s == "rpn") {
+      syntax = expr::syntax::rpn;
+    } else if (*s == "infix") {
+      syntax = expr::syntax::infix;
+    } else {
+      return fail("eval", "--syntax must be rpn or infix, not '" + *s + "'", exit_usage);
+    }
+  }
+
+  expr::symbol_table symbols;
+  std::vector<expr::value> values;
+  for (const std::string& v : parsed->all("var")) {
+    const auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return fail("eval", "--var needs NAME=VALUE, got '" + v + "'", exit_usage);
+    }
+    const auto val = parse_value(v.substr(eq + 1));
+    if (!val) return fail("eval", "--var " + v + ": VALUE must be a number", exit_usage);
+    const std::uint32_t index = symbols.add(v.substr(0, eq), val->type);
+    if (index < values.size()) {
+      values[index] = *val;  // the last binding wins
+    } else {
+      values.push_back(*val);
+    }
+  }
+
+  auto compiled = expr::compile(*text, syntax.value_or(expr::syntax::infix), symbols);
+  if (!compiled && !syntax) {
+    // Not infix: RPN if that parses; otherwise the error of whichever syntax got further.
+    auto rpn = expr::compile(*text, expr::syntax::rpn, symbols);
+    if (rpn || rpn.error_value().offset > compiled.error_value().offset) compiled = std::move(rpn);
+  }
+  if (!compiled) return fail("eval", compiled.error_value().describe(), exit_bad_input);
+
+  std::vector<expr::slot> inputs;
+  for (const expr::value& v : values) inputs.push_back(v.bits);
+  const expr::value result = compiled->evaluate(inputs);
+  if (result.is_u64()) {
+    std::printf("%" PRIu64 "\n", result.bits);
+  } else {
+    std::printf("%.17g\n", result.as_double());
+  }
+  return exit_ok;
+}
+
+}  // namespace hwpc::cli
