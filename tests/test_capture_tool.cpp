@@ -1,0 +1,203 @@
+// The hwpc tool on every input kind: i915 perf streams and recordings, lost
+// rows, --context, --output perfetto, and bad input (exit 2 with the offset).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "capture_test_util.hpp"
+
+#ifndef HWPC_TOOL_PATH
+#define HWPC_TOOL_PATH ""
+#endif
+
+namespace {
+
+using namespace hwpc::intel;
+using captest::bytes;
+
+struct run_result {
+  int status;
+  std::string out;
+};
+
+// Runs the tool; stderr is folded into the output unless `stdout_only`.
+run_result run(const std::string& args, bool stdout_only = false) {
+  const std::string cmd =
+      std::string(HWPC_TOOL_PATH) + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+class CaptureTool : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(HWPC_TOOL_PATH).empty()) GTEST_SKIP() << "the hwpc tool is not built";
+    dir_ = std::filesystem::temp_directory_path() /
+           ("hwpc_capture_tool_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::string write(const std::string& name, const bytes& b) {
+    const auto path = dir_ / name;
+    std::ofstream f(path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    return path.string();
+  }
+  std::filesystem::path dir_;
+};
+
+const report_format& skl_a12() { return *find_format(platform::skl, "A12"); }
+
+constexpr std::uint32_t valid = (1u << 19) | (1u << 16);  // timer, context valid (Gen9)
+
+// SKL A12 stream: ctx 0x10, 0x10, loss, 0x20, 0x20, 0x10.
+bytes skl_stream() {
+  bytes s;
+  captest::append(s, captest::sample(skl_a12(), {valid, 100, 0x10, 0}));
+  captest::append(s, captest::sample(skl_a12(), {valid, 200, 0x10, 5}));
+  captest::append(s, captest::lost(record_type::oa_report_lost));
+  captest::append(s, captest::sample(skl_a12(), {valid, 400, 0x20, 20}));
+  captest::append(s, captest::sample(skl_a12(), {valid, 500, 0x20, 27}));
+  captest::append(s, captest::sample(skl_a12(), {valid, 600, 0x10, 30}));
+  return s;
+}
+
+TEST_F(CaptureTool, StreamCsvHasLostRowsAndNoDeltaAcrossThem) {
+  const auto file = write("s.bin", skl_stream());
+  auto r = run("decode --platform skl --format A12 --input-kind i915-stream " + file, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string header =
+      "report,timestamp,GPU_TICKS,A7,A8,A9,A10,A11,A12,A13,A14,A15,A16,A17,A18,reason,ctx_id,"
+      "lost\n";
+  ASSERT_EQ(r.out.compare(0, header.size(), header), 0) << r.out;
+  EXPECT_NE(r.out.find("\n1,200,5,5,5,5,5,5,5,5,5,5,5,5,5,timer,16,0\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n2,,,,,,,,,,,,,,,report-lost,,1\n"), std::string::npos) << r.out;
+  // Record 3 starts afresh; 3->4 and 4->5 are intervals.
+  EXPECT_NE(r.out.find("\n4,500,7,"), std::string::npos) << r.out;
+  EXPECT_EQ(count(r.out, "\n"), 1u + 1 + 1 + 2);
+}
+
+TEST_F(CaptureTool, ContextFilterKeepsTheEarlierReportsContext) {
+  const auto file = write("s.bin", skl_stream());
+  auto r = run("decode --platform skl --format A12 --input-kind i915-stream --context 0x20 " +
+                   file + " --summary",
+               true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  // 3->4 and 4->5 ran in 0x20: each interval belongs to its earlier report.
+  EXPECT_NE(r.out.find("\n2,200,10,"), std::string::npos) << r.out;
+  auto c10 = run("decode --platform skl --format A12 --input-kind i915-stream --context 16 " +
+                     file + " --output json",
+                 true);
+  ASSERT_EQ(c10.status, 0) << c10.out;
+  EXPECT_EQ(count(c10.out, "\"timestamp\""), 1u) << c10.out;
+  EXPECT_EQ(count(c10.out, "\"lost\": true"), 1u) << c10.out;
+  // Gen7 reports carry no context id.
+  EXPECT_EQ(run("decode --platform hsw --format A13 --context 1 " + file).status, 1);
+}
+
+bytes recording_bytes() {
+  bytes b = captest::version_record();
+  captest::device_spec d;
+  d.device_id = 0x1912;  // SKL GT2
+  d.oa_format = 8;       // A12
+  d.freq = 12'000'000;
+  captest::append(b, captest::device_info_record(d));
+  captest::append(b, captest::correlation_record(2'000'000'000, 1000));
+  captest::append(b, captest::sample(skl_a12(), {valid, 1000, 0x10, 0}));
+  captest::append(b, captest::sample(skl_a12(), {valid, 13000, 0x10, 9}));
+  captest::append(b, captest::lost(record_type::oa_buffer_lost));
+  captest::append(b, captest::sample(skl_a12(), {valid, 25000, 0x10, 100}));
+  captest::append(b, captest::sample(skl_a12(), {valid, 37000, 0x10, 110}));
+  captest::append(b, captest::correlation_record(2'000'003'000, 37000));
+  return b;
+}
+
+TEST_F(CaptureTool, RecordingsAreRecognisedAndGiveTheirOwnFormat) {
+  const auto file = write("r.rec", recording_bytes());
+  auto r = run("decode " + file, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("report,timestamp,GPU_TICKS,A7,", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\n4,13000,9,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",buffer-lost,,1\n"), std::string::npos) << r.out;
+  auto s = run("decode --input-kind recording --summary " + file, true);
+  ASSERT_EQ(s.status, 0) << s.out;
+  EXPECT_NE(s.out.find("\n2,24000,19,"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find(",4,0,1\n"), std::string::npos) << s.out;  // reports, skipped, lost
+  // A format that contradicts DEVICE_INFO is a usage error.
+  EXPECT_EQ(run("decode --platform skl --format C4_B8 " + file).status, 1);
+}
+
+TEST_F(CaptureTool, PerfettoTraceUsesCpuTimeFromTheRecording) {
+  const auto file = write("r.rec", recording_bytes());
+  auto r = run("decode --output perfetto " + file, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", 0), 0u) << r.out;
+  // 13000 ticks -> 2 s + 1000 ns; the first interval starts at tick 1000 = 2 s exactly.
+  EXPECT_NE(r.out.find("{\"name\": \"GPU_TICKS\", \"ph\": \"C\", \"pid\": 1, \"ts\": "
+                       "2000000.000, \"args\": {\"value\": 9}}"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"name\": \"buffer-lost\", \"ph\": \"i\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"ts\": 2000002.000, \"args\": {\"value\": 10}"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.substr(r.out.size() - 3), "]}\n");
+  // Raw input: GPU time at the platform frequency (12 MHz on SKL: 83.333 ns per tick).
+  bytes raw;
+  captest::append(raw, captest::make_report(skl_a12(), {valid, 12'000'000, 0, 0}));
+  captest::append(raw, captest::make_report(skl_a12(), {valid, 24'000'000, 0, 1}));
+  const auto rf = write("a.raw", raw);
+  auto p = run("decode --platform skl --format A12 --output perfetto " + rf, true);
+  ASSERT_EQ(p.status, 0) << p.out;
+  EXPECT_NE(p.out.find("\"ts\": 1000000.000, \"args\": {\"value\": 1}"), std::string::npos)
+      << p.out;
+}
+
+TEST_F(CaptureTool, BadStreamsAndRecordingsExitTwoWithTheOffset) {
+  bytes s = skl_stream();
+  captest::put16(s.data() + 72 + 6, 0);  // record 1 claims size 0
+  const auto f = write("bad.bin", s);
+  auto r = run("decode --platform skl --format A12 --input-kind i915-stream " + f);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("byte offset 72"), std::string::npos) << r.out;
+
+  bytes rec = recording_bytes();
+  rec.resize(rec.size() - 5);  // cut into the last record
+  const auto rf = write("bad.rec", rec);
+  auto rr = run("decode " + rf);
+  EXPECT_EQ(rr.status, 2) << rr.out;
+  EXPECT_NE(rr.out.find("byte offset " + std::to_string(recording_bytes().size() - 24)),
+            std::string::npos)
+      << rr.out;
+
+  bytes unknown = recording_bytes();
+  captest::put32(unknown.data() + 16 + 8 + 8, 0xbeef);  // device id not in the table
+  const auto uf = write("unknown.rec", unknown);
+  auto u = run("decode " + uf);
+  EXPECT_EQ(u.status, 2) << u.out;
+  EXPECT_NE(u.out.find("byte offset 32"), std::string::npos) << u.out;
+  EXPECT_EQ(run("decode --platform kbl " + uf, true).status, 0);
+
+  EXPECT_EQ(run("decode --input-kind zzz " + f).status, 1);
+  EXPECT_EQ(run("decode --input-kind i915-stream " + f).status, 1);  // no platform/format
+}
+
+}  // namespace
