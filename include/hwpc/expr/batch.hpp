@@ -37,7 +37,7 @@ class batch_evaluator {
       if (arity >= 3) last_use[x.c] = i;
     }
     for (std::uint32_t o : p.outputs) last_use[o] = n;
-    // Constants get a column each, filled once; computed nodes share columns.
+    // Computed nodes share columns once their values are dead.
     column_of_.assign(n, no_column);
     std::vector<std::uint32_t> free_columns;
     std::uint32_t columns = 0;
@@ -49,11 +49,15 @@ class batch_evaluator {
       }
       return columns++;
     };
+    // Constant columns first and never from the free list: they are filled
+    // once here, so no computed node may have used them earlier in the order.
+    for (std::size_t i = 0; i < n; ++i) {
+      if (p.nodes[i].code == op::constant) column_of_[i] = columns++;
+    }
     for (std::size_t i = 0; i < n; ++i) {
       const node& x = p.nodes[i];
-      if (x.code == op::input) continue;
+      if (x.code == op::input || x.code == op::constant) continue;
       column_of_[i] = take();
-      if (x.code == op::constant) continue;
       const std::uint8_t arity = info(x.code).arity;
       const std::uint32_t operands[3] = {x.a, x.b, x.c};
       for (std::uint8_t k = 0; k < arity; ++k) {

@@ -132,6 +132,9 @@ struct compile_options {
   std::vector<std::string> device_variables = intel_device_variables();
   // Whether raw counter names (A0, GPU_TIME, ...) resolve to counter inputs.
   bool raw_counters = true;
+  // Other names that resolve to counter inputs (e.g. Arm Streamline counters
+  // such as MaliGPUCyclesGPUActive).
+  std::vector<std::string> counter_names;
   // Longest chain of metrics referring to metrics.
   std::size_t max_reference_depth = 64;
 };
@@ -409,6 +412,9 @@ class set_compiler {
     }
     if (opt_.raw_counters && expr::is_raw_counter_name(name)) {
       return expr::resolved::at(input(name, expr::input_kind::counter));
+    }
+    for (const auto& c : opt_.counter_names) {
+      if (c == name) return expr::resolved::at(input(name, expr::input_kind::counter));
     }
     return {};
   }
