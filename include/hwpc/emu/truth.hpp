@@ -67,6 +67,11 @@ inline result<std::vector<std::size_t>> report_sequence(const capture& cap, outp
       }
       return seq;
     case output_kind::ring:
+      if (cap.mi_rpc_mode) {
+        return make_error(
+            errc::inconsistent, 0,
+            std::string(cap.format->name) + " reports do not divide any OA buffer size: no ring");
+      }
       return cap.ring.window;
     case output_kind::mi_rpc:
       return cap.mi_rpc;
