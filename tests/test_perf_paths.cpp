@@ -141,13 +141,15 @@ TEST(WrapCount, EveryKernelCountsTheSameWraps) {
   std::mt19937_64 rng(77);
   for (const auto& f : all_formats) {
     for (std::size_t n : {std::size_t{2}, std::size_t{9}, std::size_t{257}, std::size_t{1000}}) {
-      const auto bytes = random_capture(f, n, rng, 0);
+      // Some runs end early at a zero RPT_ID: the kernels stop there.
+      const auto bytes = random_capture(f, n, rng, n == 1000 ? 1 : 0);
       const bool has40 = detail::has_u40_fields(f);
       wrap_counts ref;
-      detail::wrap_count(bytes.data(), n, f.size, has40, simd_path::scalar, ref);
+      const std::size_t run =
+          detail::wrap_count(bytes.data(), n, f.size, has40, simd_path::scalar, ref);
       for (simd_path path : all_paths) {
         wrap_counts got;
-        detail::wrap_count(bytes.data(), n, f.size, has40, path, got);
+        ASSERT_EQ(detail::wrap_count(bytes.data(), n, f.size, has40, path, got), run) << f.name;
         for (std::size_t d = 0; d < f.size / 4; ++d) {
           ASSERT_EQ(got.dword[d], ref.dword[d]) << f.name << " lane " << d << " n " << n;
         }

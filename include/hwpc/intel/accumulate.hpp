@@ -60,14 +60,13 @@ consteval bool u40_fields_fit_kernel() {
 static_assert(u40_fields_fit_kernel(),
               "a 40-bit counter does not follow the dw(4+j)/byte(160+j) pairing");
 
-// Adds the totals of one unbroken run of valid reports [first, first+n).
-inline void accumulate_run(const std::byte* first, std::size_t n, const report_format& f,
-                           const counter_list& counters, simd_path path, accumulation& acc) {
+// Adds the totals of one unbroken run of valid reports [first, first+n)
+// whose wraps `w` have been counted.
+inline void finish_run(const std::byte* first, std::size_t n, const report_format& f,
+                       const counter_list& counters, const wrap_counts& w, accumulation& acc) {
   acc.reports += n;
   if (n < 2) return;
   acc.intervals += n - 1;
-  wrap_counts w;
-  wrap_count(first, n, f.size, has_u40_fields(f), path, w);
   const std::byte* last = first + (n - 1) * f.size;
   auto total = [&](const field& fd) -> std::uint64_t {
     const std::uint64_t span = load_field(last, fd) - load_field(first, fd);
@@ -107,6 +106,7 @@ inline accumulation accumulate(const report_buffer& buf, simd_path path = simd_p
 
   const std::size_t n = buf.size();
   const std::byte* base = buf.bytes().data();
+  const bool has40 = detail::has_u40_fields(f);
   std::size_t i = 0;
   const std::byte* prev_valid = nullptr;  // last report of the previous run
   while (i < n) {
@@ -115,12 +115,13 @@ inline accumulation accumulate(const report_buffer& buf, simd_path path = simd_p
       ++i;
       continue;
     }
-    std::size_t j = i + 1;
-    while (j < n && load_le32(base + j * f.size) != 0) ++j;
     const std::byte* run = base + i * f.size;
     // Bridge the gap left by skipped reports: previous run's last -> this run's first.
     if (prev_valid != nullptr) detail::add_step({prev_valid, f}, {run, f}, counters, acc);
-    detail::accumulate_run(run, j - i, f, counters, path, acc);
+    // The kernel walks the run and stops at the next zero RPT_ID.
+    wrap_counts w;
+    const std::size_t j = i + detail::wrap_count(run, n - i, f.size, has40, path, w);
+    detail::finish_run(run, j - i, f, counters, w, acc);
     prev_valid = base + (j - 1) * f.size;
     i = j;
   }

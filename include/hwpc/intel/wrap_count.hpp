@@ -9,9 +9,14 @@
 // at dw(4+j), bits 39:32 at byte 160+j on every format that has them) get a
 // second set of 40-bit wrap counts.
 //
-// One kernel body is compiled three ways: with GCC/Clang vector extensions
-// for AVX2 (runtime-dispatched) and for the baseline target (SSE2 on x86-64),
-// and as a plain scalar loop for other compilers and for cross-checking.
+// A kernel walks a run of reports and stops at the first report whose RPT_ID
+// is zero (one the OA unit never wrote), so accumulation streams the buffer
+// once instead of scanning RPT_IDs ahead and reading everything again.
+//
+// Three kernels: AVX2 intrinsics (runtime-dispatched on x86), GCC/Clang
+// vector extensions for the baseline target (SSE2 on x86-64, NEON on
+// AArch64), and a plain scalar loop for other compilers and for
+// cross-checking.
 #pragma once
 
 #include <array>
@@ -41,8 +46,12 @@ inline constexpr std::size_t u40_high_byte = 160;  // byte of bits 39:32 of slot
 // Runs longer than this are split so that 32-bit lane counts cannot overflow.
 inline constexpr std::size_t max_run_chunk = std::size_t{1} << 31;
 
-inline void wrap_count_scalar(const std::byte* p, std::size_t n, std::size_t size, bool has40,
-                              wrap_counts& out) noexcept {
+// Every kernel: counts the wraps of the steps between the reports
+// p[0], p[1], ... up to (not including) the first report i >= 1 whose RPT_ID
+// is zero, or up to n, and returns that i (the length of the run). p[0] is
+// taken as valid.
+inline std::size_t wrap_count_scalar(const std::byte* p, std::size_t n, std::size_t size,
+                                     bool has40, wrap_counts& out) noexcept {
   const std::size_t lanes = size / 4;
   std::array<std::uint32_t, 64> prev{};
   std::memcpy(prev.data(), p, size);
@@ -55,10 +64,12 @@ inline void wrap_count_scalar(const std::byte* p, std::size_t n, std::size_t siz
   if (has40) {
     for (std::size_t j = 0; j < 32; ++j) prev40[j] = load40(p, j);
   }
-  for (std::size_t i = 1; i < n; ++i) {
+  std::size_t i = 1;
+  for (; i < n; ++i) {
     const std::byte* r = p + i * size;
     std::array<std::uint32_t, 64> cur;
     std::memcpy(cur.data(), r, size);
+    if (cur[0] == 0) break;
     for (std::size_t d = 0; d < lanes; ++d) {
       out.dword[d] += cur[d] < prev[d];
       prev[d] = cur[d];
@@ -71,85 +82,155 @@ inline void wrap_count_scalar(const std::byte* p, std::size_t n, std::size_t siz
       }
     }
   }
+  return i;
 }
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
 #define HWPC_HAVE_VECTOR_KERNEL 1
-using u32x8 = std::uint32_t __attribute__((vector_size(32)));
-using u8x8 = std::uint8_t __attribute__((vector_size(8)));
+using i32x8 = std::int32_t __attribute__((vector_size(32)));
+using u8x16 = std::uint8_t __attribute__((vector_size(16)));
 
+// Generic vector kernel. The compare works on dwords with the sign bit
+// flipped, where a signed compare orders values as unsigned ones (SSE2 has no
+// unsigned compare); each vector is flipped once, when loaded, and kept as
+// the next `prev`.
+//
+// 40-bit slot j pairs dword lane 4+j with byte 160+j, so lane L's high byte
+// is at 156+L and the eight lanes of dword vector g (g = 0..4, lanes 0..39)
+// find theirs in the eight bytes at 156+8g. A 40-bit value went down exactly
+// when hi - hi_prev - borrow < 0, the borrow being the wrap of its low dword
+// that the dword compare has just found. Lanes 0..3 and 36..39 get
+// meaningless counts that are never read.
 template <std::size_t V>
-[[gnu::always_inline]] inline void wrap_count_vector_body(const std::byte* p, std::size_t n,
-                                                          bool has40, wrap_counts& out) noexcept {
+std::size_t wrap_count_vector(const std::byte* p, std::size_t n, bool has40,
+                              wrap_counts& out) noexcept {
   constexpr std::size_t size = V * 32;
-  u32x8 prev[V];
-  u32x8 count[V];
+  constexpr std::size_t G = V == 8 ? 5 : 0;
+  const i32x8 sign = i32x8{} + std::int32_t{-0x7fffffff - 1};
+  i32x8 prev[V], count[V];
+  i32x8 hi_prev[G > 0 ? G : 1]{}, count40[G > 0 ? G : 1]{};
+  u8x16 hb;  // 16 bytes read (156 + 8*4 + 16 <= 256), the first 8 used
   for (std::size_t v = 0; v < V; ++v) {
     std::memcpy(&prev[v], p + 32 * v, 32);
-    count[v] = u32x8{};
+    prev[v] ^= sign;
+    count[v] = i32x8{};
   }
-  if (!has40 || size < 192) {
-    for (std::size_t i = 1; i < n; ++i) {
-      const std::byte* r = p + i * size;
-      for (std::size_t v = 0; v < V; ++v) {
-        u32x8 cur;
-        std::memcpy(&cur, r + 32 * v, 32);
-        count[v] -= reinterpret_cast<u32x8>(cur < prev[v]);  // a true lane is all ones: -(-1)
-        prev[v] = cur;
+  const bool do40 = has40 && G > 0;
+  if (do40) {
+    for (std::size_t g = 0; g < G; ++g) {
+      std::memcpy(&hb, p + 156 + 8 * g, 16);
+      hi_prev[g] =
+          __builtin_convertvector(__builtin_shufflevector(hb, hb, 0, 1, 2, 3, 4, 5, 6, 7), i32x8);
+    }
+  }
+  std::size_t i = 1;
+  for (; i < n; ++i) {
+    const std::byte* r = p + i * size;
+    std::uint32_t id;
+    std::memcpy(&id, r, 4);
+    if (id == 0) break;
+    for (std::size_t v = 0; v < V; ++v) {
+      i32x8 cur;
+      std::memcpy(&cur, r + 32 * v, 32);
+      cur ^= sign;
+      const i32x8 borrow = prev[v] > cur;  // all ones where the dword decreased
+      count[v] -= borrow;
+      prev[v] = cur;
+      if (v < G && do40) {
+        std::memcpy(&hb, r + 156 + 8 * v, 16);
+        const i32x8 hi =
+            __builtin_convertvector(__builtin_shufflevector(hb, hb, 0, 1, 2, 3, 4, 5, 6, 7), i32x8);
+        count40[v] -= (hi - hi_prev[v] + borrow) < 0;
+        hi_prev[v] = hi;
       }
     }
-  } else {
-    // 40-bit slots j = 0..31 in four groups of eight: low dwords at byte
-    // 16 + 32g (an unaligned slice across two dword vectors), high bytes at 160 + 8g.
-    u32x8 lo_prev[4], hi_prev[4], count40[4];
-    for (std::size_t g = 0; g < 4; ++g) {
-      std::memcpy(&lo_prev[g], p + 16 + 32 * g, 32);
-      u8x8 hb;
-      std::memcpy(&hb, p + u40_high_byte + 8 * g, 8);
-      hi_prev[g] = __builtin_convertvector(hb, u32x8);
-      count40[g] = u32x8{};
-    }
-    for (std::size_t i = 1; i < n; ++i) {
-      const std::byte* r = p + i * size;
-      for (std::size_t v = 0; v < V; ++v) {
-        u32x8 cur;
-        std::memcpy(&cur, r + 32 * v, 32);
-        count[v] -= reinterpret_cast<u32x8>(cur < prev[v]);
-        prev[v] = cur;
-      }
-      for (std::size_t g = 0; g < 4; ++g) {
-        u32x8 lo;
-        std::memcpy(&lo, r + 16 + 32 * g, 32);
-        u8x8 hb;
-        std::memcpy(&hb, r + u40_high_byte + 8 * g, 8);
-        const u32x8 hi = __builtin_convertvector(hb, u32x8);
-        // v < prev  <=>  hi < hi_prev, or equal high bytes and lo < lo_prev.
-        const auto wrapped = (hi < hi_prev[g]) | ((hi == hi_prev[g]) & (lo < lo_prev[g]));
-        count40[g] -= reinterpret_cast<u32x8>(wrapped);
-        lo_prev[g] = lo;
-        hi_prev[g] = hi;
-      }
-    }
-    for (std::size_t g = 0; g < 4; ++g) {
-      for (std::size_t k = 0; k < 8; ++k) out.u40[8 * g + k] += count40[g][k];
+  }
+  if (do40) {
+    for (std::size_t j = 0; j < 32; ++j) {
+      const std::size_t lane = u40_low_dword + j;
+      out.u40[j] += static_cast<std::uint32_t>(count40[lane / 8][lane % 8]);
     }
   }
   for (std::size_t v = 0; v < V; ++v) {
-    for (std::size_t k = 0; k < 8; ++k) out.dword[8 * v + k] += count[v][k];
+    for (std::size_t k = 0; k < 8; ++k) {
+      out.dword[8 * v + k] += static_cast<std::uint32_t>(count[v][k]);
+    }
   }
-}
-
-template <std::size_t V>
-void wrap_count_vector(const std::byte* p, std::size_t n, bool has40, wrap_counts& out) noexcept {
-  wrap_count_vector_body<V>(p, n, has40, out);
+  return i;
 }
 
 #if defined(__x86_64__) || defined(__i386__)
 #define HWPC_HAVE_AVX2_KERNEL 1
+
+// The AVX2 kernel keeps counts in registers (V of them, plus five for 40-bit
+// slots); for 256-byte reports it reads the previous report again from L1
+// rather than holding it, which would spill. It counts the steps where a dword did not decrease
+// (max(cur, prev) == cur: one unsigned max, one compare) and turns them into
+// wraps at the end. For 40-bit slots (same lane groups as above), with
+// x = hi - hi_prev and `kept` the all-ones mask of a low dword that did not
+// wrap, the 40-bit value decreased exactly when kept > x - 1 (signed): for
+// kept = -1 that is x < 0, for kept = 0 (a borrow) x <= 0.
 template <std::size_t V>
-[[gnu::target("avx2")]] void wrap_count_avx2(const std::byte* p, std::size_t n, bool has40,
-                                             wrap_counts& out) noexcept {
-  wrap_count_vector_body<V>(p, n, has40, out);
+[[gnu::target("avx2")]] std::size_t wrap_count_avx2(const std::byte* p, std::size_t n, bool has40,
+                                                    wrap_counts& out) noexcept {
+  constexpr std::size_t size = V * 32;
+  constexpr std::size_t G = V == 8 ? 5 : 0;
+  __m256i kept[V];
+  __m256i wrap40[G > 0 ? G : 1];
+  for (std::size_t v = 0; v < V; ++v) kept[v] = _mm256_setzero_si256();
+  for (auto& w : wrap40) w = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  const bool do40 = has40 && G > 0;
+  // Up to six vectors, the previous report also stays in registers.
+  constexpr bool hold = V <= 6;
+  __m256i held[hold ? V : 1];
+  if constexpr (hold) {
+    for (std::size_t v = 0; v < V; ++v) {
+      held[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * v));
+    }
+  }
+  std::size_t i = 1;
+  for (; i < n; ++i) {
+    const std::byte* r = p + i * size;
+    const __m256i first = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r));
+    if (_mm256_cvtsi256_si32(first) == 0) break;
+    for (std::size_t v = 0; v < V; ++v) {
+      const __m256i cur =
+          v == 0 ? first : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + 32 * v));
+      __m256i prev;
+      if constexpr (hold) {
+        prev = held[v];
+        held[v] = cur;
+      } else {
+        prev = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r - size + 32 * v));
+      }
+      const __m256i k = _mm256_cmpeq_epi32(_mm256_max_epu32(cur, prev), cur);
+      kept[v] = _mm256_sub_epi32(kept[v], k);
+      if (v < G && do40) {
+        const std::size_t hb = 156 + 8 * v;
+        const __m256i hi =
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r + hb)));
+        const __m256i hp =
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r - size + hb)));
+        const __m256i x1 = _mm256_sub_epi32(hi, _mm256_add_epi32(hp, one));
+        wrap40[v] = _mm256_sub_epi32(wrap40[v], _mm256_cmpgt_epi32(k, x1));
+      }
+    }
+  }
+  if (do40) {
+    std::uint32_t w40[8 * (G > 0 ? G : 1)];
+    for (std::size_t g = 0; g < G; ++g) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w40 + 8 * g), wrap40[g]);
+    }
+    for (std::size_t j = 0; j < 32; ++j) out.u40[j] += w40[u40_low_dword + j];
+  }
+  const std::uint32_t steps = static_cast<std::uint32_t>(i - 1);
+  std::uint32_t k[V * 8];
+  for (std::size_t v = 0; v < V; ++v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(k + 8 * v), kept[v]);
+  }
+  for (std::size_t d = 0; d < V * 8; ++d) out.dword[d] += steps - k[d];
+  return i;
 }
 
 inline bool cpu_has_avx2() noexcept {
@@ -159,49 +240,52 @@ inline bool cpu_has_avx2() noexcept {
 #endif
 #endif
 
-// Counts wraps over `n` back-to-back reports of `size` bytes at `p`.
-inline void wrap_count(const std::byte* p, std::size_t n, std::size_t size, bool has40,
-                       simd_path path, wrap_counts& out) noexcept {
-  if (n < 2) return;
-  for (std::size_t done = 0; done + 1 < n;) {
+// Counts the wraps over the run of valid reports that starts at `p` (taken as
+// valid) and ends before the first zero RPT_ID or after `n` reports of
+// `size` bytes; returns the run's length. 40-bit slots are counted only for
+// 256-byte formats (the only ones with 40-bit counters).
+inline std::size_t wrap_count(const std::byte* p, std::size_t n, std::size_t size, bool has40,
+                              simd_path path, wrap_counts& out) noexcept {
+  if (n < 2) return n;
+  using fn = std::size_t (*)(const std::byte*, std::size_t, bool, wrap_counts&) noexcept;
+  fn kernel = nullptr;
+#if defined(HWPC_HAVE_VECTOR_KERNEL)
+  if (path != simd_path::scalar && size % 32 == 0 && size <= 256 && (!has40 || size == 256)) {
+    static constexpr fn vector_fns[] = {nullptr,
+                                        wrap_count_vector<1>,
+                                        wrap_count_vector<2>,
+                                        wrap_count_vector<3>,
+                                        wrap_count_vector<4>,
+                                        wrap_count_vector<5>,
+                                        wrap_count_vector<6>,
+                                        wrap_count_vector<7>,
+                                        wrap_count_vector<8>};
+    kernel = vector_fns[size / 32];
+#if defined(HWPC_HAVE_AVX2_KERNEL)
+    static constexpr fn avx2_fns[] = {nullptr,
+                                      wrap_count_avx2<1>,
+                                      wrap_count_avx2<2>,
+                                      wrap_count_avx2<3>,
+                                      wrap_count_avx2<4>,
+                                      wrap_count_avx2<5>,
+                                      wrap_count_avx2<6>,
+                                      wrap_count_avx2<7>,
+                                      wrap_count_avx2<8>};
+    if ((path == simd_path::automatic || path == simd_path::avx2) && cpu_has_avx2()) {
+      kernel = avx2_fns[size / 32];
+    }
+#endif
+  }
+#else
+  (void)path;
+#endif
+  for (std::size_t done = 0;;) {
     // Chunks overlap by one report: each step (i-1, i) is counted once.
     const std::size_t len = (n - done) < max_run_chunk ? (n - done) : max_run_chunk;
     const std::byte* q = p + done * size;
-#if defined(HWPC_HAVE_VECTOR_KERNEL)
-    if (path != simd_path::scalar && size % 32 == 0 && size <= 256) {
-      using fn = void (*)(const std::byte*, std::size_t, bool, wrap_counts&) noexcept;
-      static constexpr fn vector_fns[] = {nullptr,
-                                          wrap_count_vector<1>,
-                                          wrap_count_vector<2>,
-                                          wrap_count_vector<3>,
-                                          wrap_count_vector<4>,
-                                          wrap_count_vector<5>,
-                                          wrap_count_vector<6>,
-                                          wrap_count_vector<7>,
-                                          wrap_count_vector<8>};
-      fn kernel = vector_fns[size / 32];
-#if defined(HWPC_HAVE_AVX2_KERNEL)
-      static constexpr fn avx2_fns[] = {nullptr,
-                                        wrap_count_avx2<1>,
-                                        wrap_count_avx2<2>,
-                                        wrap_count_avx2<3>,
-                                        wrap_count_avx2<4>,
-                                        wrap_count_avx2<5>,
-                                        wrap_count_avx2<6>,
-                                        wrap_count_avx2<7>,
-                                        wrap_count_avx2<8>};
-      if ((path == simd_path::automatic || path == simd_path::avx2) && cpu_has_avx2()) {
-        kernel = avx2_fns[size / 32];
-      }
-#endif
-      kernel(q, len, has40, out);
-    } else {
-      wrap_count_scalar(q, len, size, has40, out);
-    }
-#else
-    (void)path;
-    wrap_count_scalar(q, len, size, has40, out);
-#endif
+    const std::size_t got = kernel != nullptr ? kernel(q, len, has40, out)
+                                              : wrap_count_scalar(q, len, size, has40, out);
+    if (got < len || done + len == n) return done + got;
     done += len - 1;
   }
 }
