@@ -16,6 +16,7 @@ struct command_entry {
 
 int cmd_formats(const std::vector<std::string>& args);
 int cmd_decode(const std::vector<std::string>& args);
+int cmd_emulate(const std::vector<std::string>& args);
 int cmd_eval(const std::vector<std::string>& args);
 
 }  // namespace hwpc::cli

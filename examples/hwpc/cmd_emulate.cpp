@@ -1,0 +1,142 @@
+// hwpc emulate: runs the reference OA unit emulator and writes a capture
+// (raw reports, an i915 perf stream or an IGT recording) and, optionally,
+// the exact per-interval counter increments it contains (--truth), in the
+// CSV columns `hwpc decode` prints.
+#include <charconv>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "hwpc/emu.hpp"
+
+namespace hwpc::cli {
+
+namespace {
+
+const command_spec emulate_spec{
+    "emulate",
+    "hwpc emulate --platform P --format F [--exponent E] [--reports N] [--seed S]\n"
+    "             [--faults LIST] --output-kind raw|i915-stream|recording --out FILE\n"
+    "             [--truth TRUTH.csv]",
+    "Emulates an OA unit under a seeded workload and writes what a profiler would capture.\n"
+    "--truth writes the exact counter increments between consecutive reports of that\n"
+    "output (columns report,timestamp,GPU_TICKS,A..,B..,C..), which decoding the output\n"
+    "must reproduce. Faults: wrap (counters and TIME_STAMP wrap), ctx-switch (context\n"
+    "switches every few reports), tail-ahead (zero-RPT_ID reports the tail covered before\n"
+    "they landed), overflow (a slow reader overflows the OA buffer), report-lost (MI_RPC\n"
+    "collides with timer reports). Usage errors exit with 1; a configuration the emulator\n"
+    "rejects exits with 2.",
+    {{"platform", "P",
+      "platform: snb ivb vlv hsw bdw chv skl bxt kbl glk cfl cnl icl ehl tgl rkl adl dg1 dg2 mtl"},
+     {"format", "F", "report format name or alias (see `hwpc formats --platform P`)"},
+     {"exponent", "E", "timer period exponent: a report every 2^(E+1) ticks (default 10)"},
+     {"reports", "N", "reports the OA unit writes (default 64)"},
+     {"seed", "S", "workload seed (default 1)"},
+     {"faults", "LIST", "comma list: wrap,ctx-switch,tail-ahead,overflow,report-lost"},
+     {"overrun-disable", "", "OABUFFER overrun disabled: stop reporting when full"},
+     {"output-kind", "KIND", "raw, i915-stream or recording"},
+     {"out", "FILE", "where to write the capture"},
+     {"truth", "FILE", "where to write the truth CSV"}},
+    0,
+    0};
+
+template <class T>
+std::optional<T> parse_number(const std::string& s) {
+  T v{};
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (ec != std::errc{} || p != end) return std::nullopt;
+  return v;
+}
+
+bool write_file(const std::string& path, const void* data, std::size_t size) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(data, 1, size, f) == size;
+  return std::fclose(f) == 0 && ok;
+}
+
+}  // namespace
+
+int cmd_emulate(const std::vector<std::string>& args) {
+  int status = exit_ok;
+  auto a = parse(emulate_spec, args, status);
+  if (!a) return status;
+  const auto plat = a->get("platform");
+  const auto fmt = a->get("format");
+  const auto kind = a->get("output-kind");
+  const auto out = a->get("out");
+  if (!plat || !fmt || !kind || !out) {
+    return fail("emulate", "--platform, --format, --output-kind and --out are required",
+                exit_usage);
+  }
+  emu::config c;
+  const auto p = intel::platform_from_name(*plat);
+  if (!p) return fail("emulate", "unknown platform '" + *plat + "'", exit_usage);
+  c.platform = *p;
+  c.format = *fmt;
+  if (emu::find_emu_format(c.platform, c.format) == nullptr) {
+    return fail("emulate",
+                "platform " + *plat + " has no report format '" + *fmt +
+                    "' (see hwpc formats --platform " + *plat + ")",
+                exit_usage);
+  }
+  if (auto e = a->get("exponent")) {
+    auto v = parse_number<unsigned>(*e);
+    if (!v) return fail("emulate", "--exponent needs a number, not '" + *e + "'", exit_usage);
+    c.exponent = *v;
+  }
+  if (auto n = a->get("reports")) {
+    auto v = parse_number<std::size_t>(*n);
+    if (!v) return fail("emulate", "--reports needs a number, not '" + *n + "'", exit_usage);
+    c.reports = *v;
+  }
+  if (auto s = a->get("seed")) {
+    auto v = parse_number<std::uint64_t>(*s);
+    if (!v) return fail("emulate", "--seed needs a number, not '" + *s + "'", exit_usage);
+    c.seed = *v;
+  }
+  if (auto f = a->get("faults")) {
+    auto fs = emu::parse_faults(*f);
+    if (!fs) return fail("emulate", fs.error_value().message, exit_usage);
+    c.faults = *fs;
+  }
+  c.overrun_disable = a->has("overrun-disable");
+  emu::output_kind k{};
+  if (*kind == "raw") {
+    k = emu::output_kind::raw;
+  } else if (*kind == "i915-stream") {
+    k = emu::output_kind::i915_stream;
+  } else if (*kind == "recording") {
+    k = emu::output_kind::recording;
+  } else {
+    return fail("emulate", "unknown --output-kind '" + *kind + "' (raw, i915-stream, recording)",
+                exit_usage);
+  }
+
+  auto cap = emu::emulate(c);
+  if (!cap) return fail("emulate", cap.error_value().describe(), exit_bad_input);
+  auto bytes = emu::output_bytes(*cap, k);
+  if (!bytes) return fail("emulate", bytes.error_value().describe(), exit_bad_input);
+  if (!write_file(*out, bytes->data(), bytes->size())) {
+    return fail("emulate", "cannot write " + *out, exit_bad_input);
+  }
+  if (auto t = a->get("truth")) {
+    auto truth = emu::truth_for(*cap, k);
+    if (!truth) return fail("emulate", truth.error_value().describe(), exit_bad_input);
+    const std::string csv = emu::truth_csv(*truth);
+    if (!write_file(*t, csv.data(), csv.size())) {
+      return fail("emulate", "cannot write " + *t, exit_bad_input);
+    }
+  }
+  std::fprintf(stderr,
+               "hwpc emulate: %zu reports written (%zu ring, %zu MI_RPC), %zu bytes to %s\n",
+               cap->reports.size(), cap->stats.ring_reports, cap->stats.mi_rpc_reports,
+               bytes->size(), out->c_str());
+  return exit_ok;
+}
+
+}  // namespace hwpc::cli
