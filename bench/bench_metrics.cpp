@@ -1,0 +1,378 @@
+// Formula evaluation and compilation, every figure beside its baselines:
+//   metric_set/RenderBasic/batch        the batch evaluator over 1M samples (columns)
+//   metric_set/RenderBasic/hand_written the same 52 formulas as a hand-written C++ loop
+//   metric_set/RenderBasic/per_sample   the scalar evaluator, one sample at a time
+//   compile_corpus                      compiling every set of every Intel metric XML file
+//   tokenize_corpus                     only splitting those formulas into tokens
+// The metric set is SKL GT2 RenderBasic from ../shared/data/intel-metrics;
+// without that directory these benchmarks are not registered (nothing to
+// measure), and a note says so. The XML loader needs pugixml: without it
+// the program only prints that note.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#ifdef HWPC_HAVE_PUGIXML
+#include "hwpc/expr/lexer.hpp"
+#include "hwpc/metrics/metric_set.hpp"
+#include "hwpc/metrics/xml_loader.hpp"
+
+#endif
+
+#ifndef HWPC_SHARED_DIR
+#define HWPC_SHARED_DIR "../shared"
+#endif
+
+#ifdef HWPC_HAVE_PUGIXML
+namespace {
+
+namespace hm = hwpc::metrics;
+using hwpc::expr::value;
+
+const std::filesystem::path metrics_dir =
+    std::filesystem::path(HWPC_SHARED_DIR) / "data" / "intel-metrics";
+
+constexpr std::size_t samples = std::size_t{1} << 20;
+
+// A GT2 part: 24 EUs in 3 subslices of 1 slice, 12 MHz timestamps.
+hm::device_values gt2_device() {
+  return {{"GpuTimestampFrequency", value::u(12'000'000)},
+          {"EuCoresTotalCount", value::u(24)},
+          {"EuSubslicesTotalCount", value::u(3)},
+          {"EuSlicesTotalCount", value::u(1)},
+          {"EuThreadsCount", value::u(7)},
+          {"SliceMask", value::u(0x1)},
+          {"SubsliceMask", value::u(0x7)},
+          {"GpuMinFrequency", value::u(300'000'000)},
+          {"GpuMaxFrequency", value::u(1'150'000'000)},
+          {"SkuRevisionId", value::u(3)}};
+}
+
+struct render_basic {
+  std::unique_ptr<hm::bound_set> set;
+  std::vector<std::vector<std::uint64_t>> in;  // one column per input, samples rows
+  std::vector<const std::uint64_t*> in_cols;
+  std::vector<std::vector<std::uint64_t>> out;  // one column per metric
+  std::vector<std::uint64_t*> out_cols;
+  std::size_t col(const char* name) const { return *set->input_index(name); }
+};
+
+// Counter deltas of plausible sizes (a 100 us interval at ~1 GHz), with some
+// idle intervals where every counter is zero (the divide-by-zero cases).
+render_basic make_render_basic(const hm::metric_set& def) {
+  render_basic rb;
+  auto compiled = hm::compile(def);
+  auto bound = compiled->bind(gt2_device());
+  rb.set = std::make_unique<hm::bound_set>(std::move(*bound));
+  std::uint64_t s = 0x2545f4914f6cdd1dull;
+  auto next = [&] {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  };
+  rb.in.assign(rb.set->inputs().size(), std::vector<std::uint64_t>(samples));
+  for (std::size_t r = 0; r < samples; ++r) {
+    const bool idle = next() % 64 == 0;
+    for (auto& c : rb.in) c[r] = idle ? 0 : next() % 100'000'000;
+  }
+  for (const auto& c : rb.in) rb.in_cols.push_back(c.data());
+  rb.out.assign(rb.set->size(), std::vector<std::uint64_t>(samples));
+  for (auto& c : rb.out) rb.out_cols.push_back(c.data());
+  return rb;
+}
+
+// RenderBasic written out by hand, formula by formula, with the evaluator's
+// definitions: unsigned arithmetic wraps, UDIV and FDIV by zero give 0, FMAX
+// keeps the left operand on ties and ignores a NaN operand, and float metrics
+// are doubles (stored as their bits, like every output column).
+inline double fdiv(double x, double y) { return y == 0.0 ? 0.0 : x / y; }
+inline std::uint64_t udiv(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : a / b; }
+inline double fmax_(double x, double y) { return x != x ? y : (y != y ? x : (x < y ? y : x)); }
+inline std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
+
+void render_basic_by_hand(const render_basic& rb, std::size_t rows,
+                          const std::vector<std::uint64_t*>& out) {
+  const hm::bound_set& b = *rb.set;
+  auto in = [&](const char* name) { return rb.in_cols[rb.col(name)]; };
+  auto o = [&](const char* sym) { return out[*b.find(sym)]; };
+  const std::uint64_t *gpu_time = in("GPU_TIME"), *gpu_clock = in("GPU_CLOCK");
+  const std::uint64_t* a[36];
+  for (int k : {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 15, 16, 17,
+                18, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 34, 35}) {
+    char name[8];
+    std::snprintf(name, sizeof name, "A%d", k);
+    a[k] = in(name);
+  }
+  const std::uint64_t* bb[8];
+  for (int k : {0, 1, 2, 3, 4, 6, 7}) {
+    char name[8];
+    std::snprintf(name, sizeof name, "B%d", k);
+    bb[k] = in(name);
+  }
+  const std::uint64_t* c[8];
+  for (int k = 0; k < 8; ++k) {
+    char name[8];
+    std::snprintf(name, sizeof name, "C%d", k);
+    c[k] = in(name);
+  }
+  const std::uint64_t eus = 24, freq = 12'000'000;
+
+  std::uint64_t *gpu_time_o = o("GpuTime"), *clocks_o = o("GpuCoreClocks"),
+                *avg_freq_o = o("AvgGpuCoreFrequency");
+  std::uint64_t* threads_o[6] = {o("VsThreads"), o("HsThreads"), o("DsThreads"),
+                                 o("GsThreads"), o("PsThreads"), o("CsThreads")};
+  const int threads_a[6] = {1, 2, 3, 5, 6, 4};
+  std::uint64_t* busy_o = o("GpuBusy");
+  std::uint64_t* eu_o[11] = {o("EuActive"),
+                             o("EuStall"),
+                             o("EuFpuBothActive"),
+                             o("VsFpu0Active"),
+                             o("VsFpu1Active"),
+                             o("VsSendActive"),
+                             o("PsFpu0Active"),
+                             o("PsFpu1Active"),
+                             o("PsSendActive"),
+                             o("PsEuBothFpuActive"),
+                             nullptr};
+  const int eu_a[10] = {7, 8, 9, 10, 11, 12, 15, 16, 17, 18};
+  std::uint64_t *s0_o = o("Sampler0Busy"), *s1_o = o("Sampler1Busy"), *ss_o = o("SamplersBusy"),
+                *s0b_o = o("Sampler0Bottleneck"), *s1b_o = o("Sampler1Bottleneck"),
+                *sb_o = o("SamplerBottleneck");
+  std::uint64_t* x4_o[9] = {o("RasterizedPixels"),         o("HiDepthTestFails"),
+                            o("EarlyDepthTestFails"),      o("SamplesKilledInPs"),
+                            o("PixelsFailingPostPsTests"), o("SamplesWritten"),
+                            o("SamplesBlended"),           o("SamplerTexels"),
+                            o("SamplerTexelMisses")};
+  std::uint64_t *l1_o = o("SamplerL1Misses"), *slm_r_o = o("SlmBytesRead"),
+                *slm_w_o = o("SlmBytesWritten"), *sma_o = o("ShaderMemoryAccesses"),
+                *atom_o = o("ShaderAtomics"), *l3l_o = o("L3Lookups"), *l3m_o = o("L3Misses"),
+                *l3s_o = o("L3SamplerThroughput"), *l3sh_o = o("L3ShaderThroughput"),
+                *bar_o = o("ShaderBarriers"), *vf_o = o("GtiVfThroughput"),
+                *depth_o = o("GtiDepthThroughput"), *rcc_o = o("GtiRccThroughput"),
+                *gl3_o = o("GtiL3Throughput"), *hdc_o = o("GtiHdcLookupsThroughput"),
+                *rd_o = o("GtiReadThroughput"), *wr_o = o("GtiWriteThroughput");
+
+  // Column by column, like the batch evaluator's blocks but without an
+  // interpreter: each loop is straight-line code the compiler vectorises.
+  for (std::size_t r = 0; r < rows; ++r) {
+    gpu_time_o[r] = udiv(gpu_time[r] * 1'000'000'000ull, freq);
+    clocks_o[r] = gpu_clock[r];
+    avg_freq_o[r] = udiv(gpu_clock[r] * 1'000'000'000ull, gpu_time_o[r]);
+  }
+  for (int t = 0; t < 6; ++t) std::copy_n(a[threads_a[t]], rows, threads_o[t]);
+  for (std::size_t r = 0; r < rows; ++r) {
+    busy_o[r] = bits(fdiv(static_cast<double>(a[0][r] * 100), static_cast<double>(gpu_clock[r])));
+  }
+  for (int e = 0; e < 10; ++e) {
+    const std::uint64_t* x = a[eu_a[e]];
+    std::uint64_t* y = eu_o[e];
+    for (std::size_t r = 0; r < rows; ++r) {
+      y[r] = bits(fdiv(static_cast<double>(x[r] / eus * 100), static_cast<double>(gpu_clock[r])));
+    }
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double clk = static_cast<double>(gpu_clock[r]);
+    const double s0 = fdiv(static_cast<double>(bb[0][r] * 100), clk);
+    const double s1 = fdiv(static_cast<double>(bb[1][r] * 100), clk);
+    const double s0b = fdiv(static_cast<double>(bb[2][r] * 100), clk);
+    const double s1b = fdiv(static_cast<double>(bb[3][r] * 100), clk);
+    s0_o[r] = bits(s0);
+    s1_o[r] = bits(s1);
+    ss_o[r] = bits(fmax_(s0, s1));
+    s0b_o[r] = bits(s0b);
+    s1b_o[r] = bits(s1b);
+    sb_o[r] = bits(fmax_(s0b, s1b));
+  }
+  for (int k = 0; k < 9; ++k) {
+    const std::uint64_t* x = a[21 + k];
+    std::uint64_t* y = x4_o[k];
+    for (std::size_t r = 0; r < rows; ++r) y[r] = x[r] * 4;
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::uint64_t l1 = bb[4][r] * 8, sma = a[32][r];
+    l1_o[r] = l1;
+    slm_r_o[r] = a[30][r] * 64;
+    slm_w_o[r] = a[31][r] * 64;
+    sma_o[r] = sma;
+    atom_o[r] = a[34][r];
+    l3l_o[r] = l1 + sma;
+    l3m_o[r] = c[4][r];
+    l3s_o[r] = l1 * 64;
+    l3sh_o[r] = (a[30][r] + (a[31][r] + sma)) * 64;
+    bar_o[r] = a[35][r];
+    vf_o[r] = (bb[6][r] + bb[7][r]) * 64;
+    depth_o[r] = (c[0][r] + c[1][r]) * 64;
+    rcc_o[r] = (c[2][r] + c[3][r]) * 64;
+    gl3_o[r] = c[4][r] * 64;
+    hdc_o[r] = c[5][r] * 64;
+    rd_o[r] = c[6][r] * 64;
+    wr_o[r] = c[7][r] * 64;
+  }
+}
+
+void batch(benchmark::State& st, render_basic* rb) {
+  auto ev = rb->set->batch();
+  for (auto _ : st) {
+    auto ok = ev.evaluate(rb->in_cols, samples, rb->out_cols);
+    benchmark::DoNotOptimize(ok);
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * samples));
+}
+
+void hand_written(benchmark::State& st, render_basic* rb) {
+  for (auto _ : st) {
+    render_basic_by_hand(*rb, samples, rb->out_cols);
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * samples));
+}
+
+void per_sample(benchmark::State& st, render_basic* rb) {
+  hwpc::expr::scalar_evaluator ev(rb->set->ir());
+  std::vector<std::uint64_t> raw(rb->in.size());
+  std::vector<value> out(rb->set->size());
+  for (auto _ : st) {
+    for (std::size_t r = 0; r < samples; ++r) {
+      for (std::size_t k = 0; k < raw.size(); ++k) raw[k] = rb->in_cols[k][r];
+      auto ok = ev.evaluate(raw, out);
+      benchmark::DoNotOptimize(ok);
+      for (std::size_t m = 0; m < out.size(); ++m) rb->out_cols[m][r] = out[m].bits;
+    }
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * samples));
+}
+
+// The hand-written loop is only a baseline if it computes the same thing:
+// every output of every sample, bit for bit, against the batch evaluator.
+bool hand_written_matches(render_basic& rb) {
+  auto ev = rb.set->batch();
+  if (!ev.evaluate(rb.in_cols, samples, rb.out_cols)) return false;
+  std::vector<std::vector<std::uint64_t>> mine(rb.out.size(), std::vector<std::uint64_t>(samples));
+  std::vector<std::uint64_t*> cols;
+  for (auto& c : mine) cols.push_back(c.data());
+  render_basic_by_hand(rb, samples, cols);
+  for (std::size_t m = 0; m < mine.size(); ++m) {
+    if (mine[m] != rb.out[m]) {
+      std::fprintf(stderr, "hand-written %s differs from the batch evaluator\n",
+                   (*rb.set)[m].symbol_name.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+struct corpus {
+  std::vector<hm::metric_set> sets;
+  std::size_t formulas = 0;
+};
+
+void compile_corpus(benchmark::State& st, const corpus* c) {
+  for (auto _ : st) {
+    std::size_t nodes = 0;
+    for (const auto& set : c->sets) {
+      auto compiled = hm::compile(set);
+      nodes += compiled ? compiled->ir().nodes.size() : 0;
+    }
+    benchmark::DoNotOptimize(nodes);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * c->formulas));
+}
+
+// Only the lexical work: every word of every formula classified as a number
+// (scanned to its value), a name or an operator.
+std::size_t tokenize(std::string_view t) {
+  std::size_t tokens = 0, i = 0;
+  while (i < t.size()) {
+    if (hwpc::expr::is_space(t[i])) {
+      ++i;
+      continue;
+    }
+    ++tokens;
+    if (hwpc::expr::is_digit(t[i])) {
+      const auto n = hwpc::expr::scan_number(t, i);
+      i = n.end > i ? n.end : i + 1;
+    } else if (const std::size_t len = hwpc::expr::scan_name(t, t[i] == '$' ? i + 1 : i)) {
+      i += len + (t[i] == '$');
+    } else {
+      while (i < t.size() && !hwpc::expr::is_space(t[i])) ++i;
+    }
+  }
+  return tokens;
+}
+
+void tokenize_corpus(benchmark::State& st, const corpus* c) {
+  for (auto _ : st) {
+    std::size_t tokens = 0;
+    for (const auto& set : c->sets) {
+      for (const auto& m : set.metrics) {
+        tokens += tokenize(m.equation) + tokenize(m.max_equation) + tokenize(m.availability);
+      }
+      for (const auto& r : set.register_configs) tokens += tokenize(r.availability);
+    }
+    benchmark::DoNotOptimize(tokens);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * c->formulas));
+}
+
+}  // namespace
+#endif
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+#ifndef HWPC_HAVE_PUGIXML
+  std::fprintf(stderr, "note: built without pugixml; metric benchmarks skipped\n");
+#else
+  static corpus all;
+  static render_basic rb;
+  if (!std::filesystem::exists(metrics_dir)) {
+    std::fprintf(stderr, "note: %s is absent; metric benchmarks skipped\n",
+                 metrics_dir.string().c_str());
+  } else {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(metrics_dir)) {
+      if (e.path().extension() == ".xml") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      auto loaded = hm::load_xml_file(f.string());
+      if (!loaded) continue;
+      for (auto& s : *loaded) {
+        if (s.symbol_name == "RenderBasic" && f.filename() == "oa-sklgt2.xml") {
+          rb = make_render_basic(s);
+        }
+        for (const auto& m : s.metrics) {
+          all.formulas += 1 + !m.max_equation.empty() + !m.availability.empty();
+        }
+        for (const auto& r : s.register_configs) all.formulas += !r.availability.empty();
+        all.sets.push_back(std::move(s));
+      }
+    }
+    if (rb.set && hand_written_matches(rb)) {
+      benchmark::RegisterBenchmark("metric_set/RenderBasic/batch", batch, &rb);
+      benchmark::RegisterBenchmark("metric_set/RenderBasic/hand_written", hand_written, &rb);
+      benchmark::RegisterBenchmark("metric_set/RenderBasic/per_sample", per_sample, &rb)
+          ->Iterations(1);
+    } else {
+      std::fprintf(stderr, "note: SKL GT2 RenderBasic unavailable; metric_set skipped\n");
+    }
+    benchmark::RegisterBenchmark("compile_corpus", compile_corpus, &all)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("tokenize_corpus", tokenize_corpus, &all)
+        ->Unit(benchmark::kMillisecond);
+  }
+#endif
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
