@@ -1,10 +1,17 @@
-// Intel OA: report formats, RPT_ID, report views, decoding and accumulation.
+// Intel OA: report formats, RPT_ID, report views, decoding and accumulation,
+// and the capture readers (OA ring, i915 perf stream, recordings).
 #pragma once
 
 #include "hwpc/intel/accumulate.hpp"
+#include "hwpc/intel/capture.hpp"
+#include "hwpc/intel/context.hpp"
 #include "hwpc/intel/counters.hpp"
 #include "hwpc/intel/decode.hpp"
 #include "hwpc/intel/formats.hpp"
+#include "hwpc/intel/i915_stream.hpp"
+#include "hwpc/intel/oa_ring.hpp"
 #include "hwpc/intel/platform.hpp"
+#include "hwpc/intel/recording.hpp"
 #include "hwpc/intel/report.hpp"
 #include "hwpc/intel/rpt_id.hpp"
+#include "hwpc/intel/sampling.hpp"
