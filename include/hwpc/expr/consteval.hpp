@@ -65,7 +65,11 @@ constexpr static_compiled compile_with_names(std::string_view text, syntax s,
   program p;
   for (std::string_view n : names) {
     if (!n.empty() && n.front() == '$') n.remove_prefix(1);
-    p.inputs.push_back({std::string(n), vtype::u64, input_kind::variable});
+    // Copied character by character: sanitizer builds reject the null-pointer
+    // check inside std::string's (const char*, size) constructor at compile time.
+    std::string name(n.size(), ' ');
+    for (std::size_t k = 0; k < n.size(); ++k) name[k] = n[k];
+    p.inputs.push_back({std::move(name), vtype::u64, input_kind::variable});
   }
   p.outputs.push_back(r.root);
   p.nodes = std::move(b).take();

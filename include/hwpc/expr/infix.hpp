@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -218,15 +219,18 @@ class infix_parser {
 
   constexpr bool call(const token& fn, std::uint32_t& out, int depth) {
     const std::string_view n = text_.substr(fn.pos, fn.len);
-    const infix_function* f = nullptr;
-    for (const auto& cand : infix_functions) {
-      if (cand.name == n) f = &cand;
+    // An index rather than a pointer: sanitizer builds of GCC refuse to compare
+    // pointers with null in constant expressions.
+    std::size_t found = std::size(infix_functions);
+    for (std::size_t i = 0; i < std::size(infix_functions); ++i) {
+      if (infix_functions[i].name == n) found = i;
     }
-    if (f == nullptr) {
+    if (found == std::size(infix_functions)) {
       return error(
           fail(errc::unknown_name, fn.pos, fn.len,
                "not a function (min, max, uadd, udiv, fmax, ... see docs/expressions.md)"));
     }
+    const infix_function* f = &infix_functions[found];
     if (!advance()) return false;  // '('
     std::vector<std::uint32_t> args;
     if (cur_.kind != tok::rparen) {
