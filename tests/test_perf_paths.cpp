@@ -3,13 +3,22 @@
 // wrap-count kernels against each other, and accumulation over captures long
 // enough to cross every internal block and window boundary.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "hwpc/intel.hpp"
 #include "hwpc/intel/accumulate_parallel.hpp"
+
+#ifndef HWPC_TOOL_PATH
+#define HWPC_TOOL_PATH ""
+#endif
 
 namespace {
 
@@ -185,6 +194,42 @@ TEST(Accumulate, LongCapturesWithHolesEqualTheNaiveSumOnEveryPath) {
       }
     }
   }
+}
+
+// `hwpc decode --summary --threads N` prints the same totals for every N
+// (a capture large enough for the threads to get a chunk each).
+TEST(DecodeTool, SummaryIsTheSameOnAnyNumberOfThreads) {
+  if (std::string(HWPC_TOOL_PATH).empty()) GTEST_SKIP() << "the hwpc tool is not built";
+  const report_format& f = *find_format(platform::skl, "A36_B8_C8");
+  std::mt19937_64 rng(11);
+  const auto bytes = random_capture(f, 40000, rng, 2);  // ~10 MiB: two 4 MiB chunks or more
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("hwpc-threads-" + std::to_string(rng() % 1000000) + ".raw");
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+  auto run = [&](const std::string& extra, int& status) {
+    const std::string cmd = std::string(HWPC_TOOL_PATH) +
+                            " decode --platform skl --format A36_B8_C8 --summary " + extra + " " +
+                            path.string() + " 2>&1";
+    std::FILE* p = ::popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    status = WEXITSTATUS(::pclose(p));
+    return out;
+  };
+  int status = -1;
+  const std::string one = run("--threads 1", status);
+  EXPECT_EQ(status, 0) << one;
+  EXPECT_EQ(run("--threads 2", status), one);
+  EXPECT_EQ(run("--threads 3", status), one);
+  EXPECT_EQ(run("", status), one);
+  run("--threads 0", status);
+  EXPECT_EQ(status, 1);
+  run("--threads many", status);
+  EXPECT_EQ(status, 1);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

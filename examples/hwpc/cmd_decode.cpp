@@ -7,15 +7,18 @@
 // (recognised by its leading VERSION record, with platform and format from
 // its DEVICE_INFO). Losses in the input become rows of their own; no delta is
 // ever computed across one. Files are memory-mapped, never copied.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/intel.hpp"
+#include "hwpc/intel/accumulate_parallel.hpp"
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/context.hpp"
 #include "hwpc/intel/i915_stream.hpp"
@@ -31,7 +34,7 @@ namespace {
 const command_spec decode_spec{
     "decode",
     "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|recording] FILE "
-    "[--output csv|json|perfetto] [--summary] [--context ID]",
+    "[--output csv|json|perfetto] [--summary] [--context ID] [--threads N]",
     "Decodes an OA capture. Each row is one interval: `report` is the index of the later\n"
     "report (its slot in a raw file, its record number in a stream or recording),\n"
     "`timestamp` its TIME_STAMP extended to 64 bits, then one column per counter\n"
@@ -56,7 +59,8 @@ const command_spec decode_spec{
       "recording (i915-perf-recorder file; detected without the flag)"},
      {"output", "FMT", "csv (default), json or perfetto"},
      {"summary", "", "print the totals over the capture as one row"},
-     {"context", "ID", "keep only intervals that ran in this context (decimal or 0x hex; Gen8+)"}},
+     {"context", "ID", "keep only intervals that ran in this context (decimal or 0x hex; Gen8+)"},
+     {"threads", "N", "threads for --summary of raw input (default: every core)"}},
     1,
     1};
 
@@ -69,6 +73,7 @@ struct decode_options {
   std::string output = "csv";
   bool summary = false;
   std::optional<std::uint32_t> context;
+  unsigned threads = 0;  // --threads; 0: every core
   std::string file;
 };
 
@@ -287,9 +292,12 @@ class summary_sink final : public sink {
   std::uint64_t elapsed_ = 0;
 };
 
-// Raw totals without a context filter: the accumulate() fast path.
-void write_raw_summary(out_buffer& out, const intel::report_buffer& buf, bool json) {
-  const intel::accumulation acc = intel::accumulate(buf);
+// Raw totals without a context filter: the accumulate() fast path, on
+// `threads` threads (the result does not depend on the count).
+void write_raw_summary(out_buffer& out, const intel::report_buffer& buf, bool json,
+                       unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const intel::accumulation acc = intel::accumulate_parallel(buf, threads);
   const auto names = counter_names(buf.format());
   if (json) {
     out << "{\"intervals\": " << std::uint64_t{acc.intervals}
@@ -380,6 +388,14 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
       fail("decode", "--context needs a 32-bit number, not '" + *ctx + "'", exit_usage);
       return std::nullopt;
     }
+  }
+  if (auto t = a.get("threads")) {
+    const auto n = parse_u32(*t);
+    if (!n || *n == 0 || *n > 1024) {
+      fail("decode", "--threads needs a number from 1 to 1024, not '" + *t + "'", exit_usage);
+      return std::nullopt;
+    }
+    o.threads = *n;
   }
   o.file = a.positional.at(0);
   status = exit_ok;
@@ -485,7 +501,7 @@ int cmd_decode(const std::vector<std::string>& args) {
     auto buf = intel::report_buffer::make(bytes, *c.format);
     if (!buf) return bad(buf.error_value());
     if (opt->summary && !c.filter) {
-      write_raw_summary(out, *buf, json);
+      write_raw_summary(out, *buf, json, opt->threads);
       return exit_ok;
     }
     if (opt->summary) {
