@@ -62,18 +62,12 @@ constexpr static_compiled compile_with_names(std::string_view text, syntax s,
   static_compiled out;
   out.status = r.status;
   if (!r.status) return out;
-  program p;
-  for (std::string_view n : names) {
-    if (!n.empty() && n.front() == '$') n.remove_prefix(1);
-    // Copied character by character: sanitizer builds reject the null-pointer
-    // check inside std::string's (const char*, size) constructor at compile time.
-    std::string name(n.size(), ' ');
-    for (std::size_t k = 0; k < n.size(); ++k) name[k] = n[k];
-    p.inputs.push_back({std::move(name), vtype::u64, input_kind::variable});
-  }
-  p.outputs.push_back(r.root);
-  p.nodes = std::move(b).take();
-  out.prog = compact(p, true);
+  // No compaction and no input names here: std::string is not usable in
+  // constant expressions by every compiler this library supports (clang 14 with
+  // libstdc++ 12). Nodes that folding left unused are constants; evaluating
+  // them costs nothing at compile time.
+  out.prog.outputs.push_back(r.root);
+  out.prog.nodes = std::move(b).take();
   return out;
 }
 
