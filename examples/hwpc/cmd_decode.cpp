@@ -17,13 +17,16 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "hwpc/emu/default_capture.hpp"
 #include "hwpc/intel.hpp"
 #include "hwpc/intel/accumulate_parallel.hpp"
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/context.hpp"
 #include "hwpc/intel/i915_stream.hpp"
 #include "hwpc/intel/recording.hpp"
+#include "hwpc/metrics/intel_device.hpp"
 #include "mapped_file.hpp"
+#include "metric_columns.hpp"
 #include "output.hpp"
 #include "progress.hpp"
 
@@ -33,8 +36,9 @@ namespace {
 
 const command_spec decode_spec{
     "decode",
-    "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|recording] FILE "
-    "[--output csv|json|perfetto] [--summary] [--context ID] [--threads N]",
+    "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|recording] [FILE] "
+    "[--output csv|json|perfetto] [--summary] [--context ID] [--threads N] "
+    "[--metrics FILE.xml --set SYMBOL [--device-var NAME=VALUE]...]",
     "Decodes an OA capture. Each row is one interval: `report` is the index of the later\n"
     "report (its slot in a raw file, its record number in a stream or recording),\n"
     "`timestamp` its TIME_STAMP extended to 64 bits, then one column per counter\n"
@@ -50,6 +54,12 @@ const command_spec decode_spec{
     "--output perfetto writes Chrome trace-event JSON for ui.perfetto.dev: one counter\n"
     "track per counter, at CPU time when a recording correlates it, else GPU time.\n"
     "--summary prints one row of totals instead.\n"
+    "--metrics FILE.xml --set SYMBOL adds one column per metric of that set of an Intel\n"
+    "metric file, computed from each row's deltas (from the totals with --summary).\n"
+    "Device variables come from a recording's DEVICE_INFO and topology where it has them,\n"
+    "the timestamp frequency from the platform otherwise; --device-var sets or overrides one.\n"
+    "Without FILE, the embedded default capture is decoded: HSW A45_B8_C8 reports made by\n"
+    "the built-in OA unit emulator (GT2-like topology: 1 slice, 2 subslices, 20 EUs).\n"
     "Bad input exits with status 2 and names the byte offset; usage errors exit with 1.",
     {{"platform", "P",
       "platform: snb ivb vlv hsw bdw chv skl bxt kbl glk cfl cnl icl ehl tgl rkl adl dg1 dg2 mtl"},
@@ -60,8 +70,13 @@ const command_spec decode_spec{
      {"output", "FMT", "csv (default), json or perfetto"},
      {"summary", "", "print the totals over the capture as one row"},
      {"context", "ID", "keep only intervals that ran in this context (decimal or 0x hex; Gen8+)"},
-     {"threads", "N", "threads for --summary of raw input (default: every core)"}},
-    1,
+     {"threads", "N", "threads for --summary of raw input (default: every core)"},
+     {"metrics", "FILE.xml",
+      "Intel metric XML file (e.g. ../shared/data/intel-metrics/oa-hsw.xml)"},
+     {"set", "SYMBOL", "metric set of --metrics to compute (e.g. RenderBasic)"},
+     {"device-var", "NAME=VALUE", "a device variable for the formulas (e.g. EuCoresTotalCount=24)",
+      true}},
+    0,
     1};
 
 enum class input_kind { raw, stream, recording };
@@ -74,7 +89,10 @@ struct decode_options {
   bool summary = false;
   std::optional<std::uint32_t> context;
   unsigned threads = 0;  // --threads; 0: every core
-  std::string file;
+  std::string file;      // empty: the embedded default capture
+  std::optional<std::string> metrics_file;
+  std::string metric_set;
+  metrics::device_values device_overrides;
 };
 
 // What the writers need to know about the capture.
@@ -86,6 +104,7 @@ struct capture_info {
   const intel::time_correlation* time = nullptr;  // recordings only
   std::optional<intel::context_filter> filter;    // --context
   std::uint32_t context = 0;
+  metric_columns* metrics = nullptr;  // --metrics
 };
 
 // Column names shared by the CSV header, the JSON keys and the summary.
@@ -126,6 +145,9 @@ class csv_sink final : public sink {
     out_ << "report,timestamp";
     for (const auto& n : counter_names(*c.format)) out_ << ',' << std::string_view(n);
     out_ << ",reason,ctx_id";
+    if (c.metrics != nullptr) {
+      for (const auto& n : c.metrics->names()) out_ << ',' << std::string_view(n);
+    }
     out_ << (c.kind == input_kind::raw ? "\n" : ",lost\n");
   }
   void interval(const intel::capture_interval& iv) override {
@@ -133,12 +155,23 @@ class csv_sink final : public sink {
     for (std::uint64_t d : iv.deltas) out_ << ',' << d;
     out_ << ',' << std::string_view(intel::reason_names(iv.rpt)) << ',';
     if (has_ctx_) out_ << std::uint64_t{iv.later.ctx_id()};
+    if (c_.metrics != nullptr) {
+      c_.metrics->evaluate(iv.deltas, iv.elapsed_ticks);
+      for (std::size_t j = 0; j < c_.metrics->size(); ++j) {
+        out_ << ',';
+        c_.metrics->write(out_, j);
+      }
+    }
     out_ << (c_.kind == input_kind::raw ? "\n" : ",0\n");
   }
   void lost(const intel::capture_discontinuity& d) override {
     out_ << std::uint64_t{d.index} << ',';
     for (std::size_t i = 0; i < n_; ++i) out_ << ',';
-    out_ << ',' << intel::to_string(d.kind) << ",,1\n";
+    out_ << ',' << intel::to_string(d.kind) << ',';
+    if (c_.metrics != nullptr) {
+      for (std::size_t j = 0; j < c_.metrics->size(); ++j) out_ << ',';
+    }
+    out_ << ",1\n";
   }
   void end(const intel::capture_stats&) override {}
 
@@ -151,7 +184,9 @@ class csv_sink final : public sink {
 
 class json_sink final : public sink {
  public:
-  json_sink(out_buffer& out, const capture_info& c) : out_(out), names_(counter_names(*c.format)) {
+  json_sink(out_buffer& out, const capture_info& c)
+      : out_(out), c_(c), names_(counter_names(*c.format)) {
+    if (c.metrics != nullptr) metric_names_ = c.metrics->names();
     has_ctx_ = c.format->first_of(intel::field_kind::ctx_id) != nullptr;
     out_ << "[";
   }
@@ -168,6 +203,13 @@ class json_sink final : public sink {
       out_ << std::uint64_t{iv.later.ctx_id()};
     } else {
       out_ << "null";
+    }
+    if (c_.metrics != nullptr) {
+      c_.metrics->evaluate(iv.deltas, iv.elapsed_ticks);
+      for (std::size_t j = 0; j < metric_names_.size(); ++j) {
+        out_ << ", \"" << std::string_view(metric_names_[j]) << "\": ";
+        c_.metrics->write(out_, j);
+      }
     }
     out_ << "}";
   }
@@ -186,7 +228,9 @@ class json_sink final : public sink {
     first_ = false;
   }
   out_buffer& out_;
+  const capture_info& c_;
   std::vector<std::string> names_;
+  std::vector<std::string> metric_names_;
   bool has_ctx_ = false;
   bool first_ = true;
 };
@@ -208,6 +252,18 @@ class perfetto_sink final : public sink {
     const std::int64_t start = to_ns(iv.timestamp - iv.elapsed_ticks);
     last_ns_ = to_ns(iv.timestamp);
     for (std::size_t c = 0; c < names_.size(); ++c) counter(names_[c], start, iv.deltas[c]);
+    if (c_.metrics != nullptr) {
+      c_.metrics->evaluate(iv.deltas, iv.elapsed_ticks);
+      const auto names = c_.metrics->names();
+      for (std::size_t j = 0; j < names.size(); ++j) {
+        out_ << ",\n{\"name\": \"" << std::string_view(names[j])
+             << "\", \"ph\": \"C\", \"pid\": 1, \"ts\": ";
+        write_us(out_, start);
+        out_ << ", \"args\": {\"value\": ";
+        c_.metrics->write(out_, j, true);
+        out_ << "}}";
+      }
+    }
     open_ = true;
   }
   void lost(const intel::capture_discontinuity& d) override {
@@ -248,73 +304,93 @@ class perfetto_sink final : public sink {
   bool open_ = false;
 };
 
+// One row of totals: `intervals` summed, `elapsed_ticks` of TIME_STAMP, one
+// total per counter, the valid and skipped report counts, the losses (streams
+// and recordings), then the metrics computed from the totals.
+struct totals_row {
+  std::uint64_t intervals = 0;
+  std::uint64_t elapsed = 0;
+  std::vector<std::uint64_t> totals;
+  std::uint64_t reports = 0;
+  std::uint64_t skipped_zero = 0;
+  std::optional<std::uint64_t> discontinuities;
+};
+
+void write_totals(out_buffer& out, const capture_info& c, bool json, const totals_row& t) {
+  const auto names = counter_names(*c.format);
+  std::vector<std::string> metric_names;
+  if (c.metrics != nullptr) {
+    metric_names = c.metrics->names();
+    c.metrics->evaluate(t.totals, t.elapsed);
+  }
+  if (json) {
+    out << "{\"intervals\": " << t.intervals << ", \"elapsed_ticks\": " << t.elapsed;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      out << ", \"" << std::string_view(names[i]) << "\": " << t.totals[i];
+    }
+    out << ", \"reports\": " << t.reports << ", \"skipped_zero\": " << t.skipped_zero;
+    if (t.discontinuities) out << ", \"discontinuities\": " << *t.discontinuities;
+    for (std::size_t j = 0; j < metric_names.size(); ++j) {
+      out << ", \"" << std::string_view(metric_names[j]) << "\": ";
+      c.metrics->write(out, j, true);
+    }
+    out << "}\n";
+    return;
+  }
+  out << "intervals,elapsed_ticks";
+  for (const auto& n : names) out << ',' << std::string_view(n);
+  out << ",reports,skipped_zero" << (t.discontinuities ? ",discontinuities" : "");
+  for (const auto& n : metric_names) out << ',' << std::string_view(n);
+  out << '\n' << t.intervals << ',' << t.elapsed;
+  for (std::uint64_t v : t.totals) out << ',' << v;
+  out << ',' << t.reports << ',' << t.skipped_zero;
+  if (t.discontinuities) out << ',' << *t.discontinuities;
+  for (std::size_t j = 0; j < metric_names.size(); ++j) {
+    out << ',';
+    c.metrics->write(out, j);
+  }
+  out << '\n';
+}
+
 // Totals over the intervals kept.
 class summary_sink final : public sink {
  public:
-  summary_sink(out_buffer& out, const capture_info& c, bool json)
-      : out_(out), c_(c), names_(counter_names(*c.format)), json_(json), totals_(names_.size()) {}
+  summary_sink(out_buffer& out, const capture_info& c, bool json) : out_(out), c_(c), json_(json) {
+    row_.totals.assign(counter_names(*c.format).size(), 0);
+  }
   void interval(const intel::capture_interval& iv) override {
-    ++intervals_;
-    elapsed_ += iv.elapsed_ticks;
-    for (std::size_t c = 0; c < totals_.size(); ++c) totals_[c] += iv.deltas[c];
+    ++row_.intervals;
+    row_.elapsed += iv.elapsed_ticks;
+    for (std::size_t i = 0; i < row_.totals.size(); ++i) row_.totals[i] += iv.deltas[i];
   }
   void lost(const intel::capture_discontinuity&) override {}
   void end(const intel::capture_stats& st) override {
-    const bool with_lost = c_.kind != input_kind::raw;
-    if (json_) {
-      out_ << "{\"intervals\": " << intervals_ << ", \"elapsed_ticks\": " << elapsed_;
-      for (std::size_t c = 0; c < names_.size(); ++c) {
-        out_ << ", \"" << std::string_view(names_[c]) << "\": " << totals_[c];
-      }
-      out_ << ", \"reports\": " << std::uint64_t{st.reports}
-           << ", \"skipped_zero\": " << std::uint64_t{st.skipped_zero};
-      if (with_lost) out_ << ", \"discontinuities\": " << std::uint64_t{st.discontinuities};
-      out_ << "}\n";
-      return;
-    }
-    out_ << "intervals,elapsed_ticks";
-    for (const auto& n : names_) out_ << ',' << std::string_view(n);
-    out_ << ",reports,skipped_zero" << (with_lost ? ",discontinuities\n" : "\n");
-    out_ << intervals_ << ',' << elapsed_;
-    for (std::uint64_t t : totals_) out_ << ',' << t;
-    out_ << ',' << std::uint64_t{st.reports} << ',' << std::uint64_t{st.skipped_zero};
-    if (with_lost) out_ << ',' << std::uint64_t{st.discontinuities};
-    out_ << '\n';
+    row_.reports = st.reports;
+    row_.skipped_zero = st.skipped_zero;
+    if (c_.kind != input_kind::raw) row_.discontinuities = st.discontinuities;
+    write_totals(out_, c_, json_, row_);
   }
 
  private:
   out_buffer& out_;
   const capture_info& c_;
-  std::vector<std::string> names_;
   bool json_;
-  std::vector<std::uint64_t> totals_;
-  std::uint64_t intervals_ = 0;
-  std::uint64_t elapsed_ = 0;
+  totals_row row_;
 };
 
 // Raw totals without a context filter: the accumulate() fast path, on
 // `threads` threads (the result does not depend on the count).
-void write_raw_summary(out_buffer& out, const intel::report_buffer& buf, bool json,
-                       unsigned threads) {
+void write_raw_summary(out_buffer& out, const capture_info& c, const intel::report_buffer& buf,
+                       bool json, unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  const intel::accumulation acc = intel::accumulate_parallel(buf, threads);
-  const auto names = counter_names(buf.format());
-  if (json) {
-    out << "{\"intervals\": " << std::uint64_t{acc.intervals}
-        << ", \"elapsed_ticks\": " << acc.elapsed_ticks;
-    for (std::size_t c = 0; c < names.size(); ++c) {
-      out << ", \"" << std::string_view(names[c]) << "\": " << acc.totals[c];
-    }
-    out << ", \"reports\": " << std::uint64_t{acc.reports}
-        << ", \"skipped_zero\": " << std::uint64_t{acc.skipped_zero} << "}\n";
-    return;
-  }
-  out << "intervals,elapsed_ticks";
-  for (const auto& n : names) out << ',' << std::string_view(n);
-  out << ",reports,skipped_zero\n";
-  out << std::uint64_t{acc.intervals} << ',' << acc.elapsed_ticks;
-  for (std::uint64_t t : acc.totals) out << ',' << t;
-  out << ',' << std::uint64_t{acc.reports} << ',' << std::uint64_t{acc.skipped_zero} << '\n';
+  intel::accumulation acc = intel::accumulate_parallel(buf, threads);
+  totals_row row;
+  row.intervals = acc.intervals;
+  row.elapsed = acc.elapsed_ticks;
+  row.totals = std::move(acc.totals);
+  row.reports = acc.reports;
+  row.skipped_zero = acc.skipped_zero;
+  write_totals(out, c, json, row);
 }
 
 // Feeds every event of `src` through one delta tracker into the sink.
@@ -397,7 +473,21 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     }
     o.threads = *n;
   }
-  o.file = a.positional.at(0);
+  if (!a.positional.empty()) o.file = a.positional[0];
+  o.metrics_file = a.get("metrics");
+  if (auto set = a.get("set")) o.metric_set = *set;
+  if (o.metrics_file.has_value() != !o.metric_set.empty()) {
+    fail("decode", "--metrics and --set go together (--metrics FILE.xml --set SYMBOL)", exit_usage);
+    return std::nullopt;
+  }
+  for (const auto& dv : a.all("device-var")) {
+    auto v = parse_device_var(dv);
+    if (!v) {
+      fail("decode", "--device-var needs NAME=VALUE with a number, not '" + dv + "'", exit_usage);
+      return std::nullopt;
+    }
+    o.device_overrides[v->first] = v->second;
+  }
   status = exit_ok;
   return o;
 }
@@ -432,6 +522,27 @@ int cmd_decode(const std::vector<std::string>& args) {
   auto opt = read_options(*parsed, status);
   if (!opt) return status;
 
+  // No FILE: the embedded default capture, made by the emulator on the spot,
+  // with the device the emulator models.
+  std::vector<std::byte> default_bytes;
+  std::optional<metrics::intel_device> device;
+  if (opt->file.empty()) {
+    if (opt->plat || opt->format_name || opt->kind) {
+      return fail("decode", "--platform, --format and --input-kind describe a FILE; give one",
+                  exit_usage);
+    }
+    emu::default_capture_data d = emu::default_capture();
+    opt->plat = d.cfg.platform;
+    opt->format_name = d.cfg.format;
+    opt->kind = input_kind::raw;
+    opt->file = "(default capture)";
+    default_bytes = std::move(d.raw);
+    const emu::topology t = emu::topology_of(d.cfg.platform);
+    device = metrics::with_topology(metrics::device_of(*opt->plat), t.slices, t.subslices, t.eus);
+    device->gt_min_frequency_hz = emu::modelled_gt_min_frequency_hz;
+    device->gt_max_frequency_hz = emu::modelled_gt_max_frequency_hz;
+  }
+
   // Usage errors come before the file is opened: a format the platform does
   // not have, or raw/stream input without platform and format.
   capture_info c;
@@ -442,13 +553,14 @@ int cmd_decode(const std::vector<std::string>& args) {
     return exit_usage;
   }
 
-  auto file = mapped_file::open(opt->file);
+  result<mapped_file> file = mapped_file{};
+  if (default_bytes.empty()) file = mapped_file::open(opt->file);
   if (!file && !have_pf && !opt->kind) {  // cannot look for a recording: ask for raw's options
     resolve_format(*opt, c);
     return exit_usage;
   }
   if (!file) return fail("decode", file.error_value().message, exit_bad_input);
-  const byte_span bytes = file->bytes();
+  const byte_span bytes = default_bytes.empty() ? file->bytes() : byte_span(default_bytes);
   auto bad = [&](const error& e) {
     return fail("decode", opt->file + ": " + e.describe(), exit_bad_input);
   };
@@ -489,6 +601,27 @@ int cmd_decode(const std::vector<std::string>& args) {
     c.context = *opt->context;
   }
 
+  std::optional<metric_columns> columns;
+  if (opt->metrics_file) {
+    metrics::intel_device dev = device ? *device
+                                : rec  ? metrics::device_of(*rec)
+                                       : metrics::device_of(c.plat);
+    if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
+    metrics::device_values values = metrics::to_device_values(dev);
+    for (const auto& [name, v] : opt->device_overrides) values[name] = v;
+    auto m = metric_columns::load(*opt->metrics_file, opt->metric_set, *c.format, values);
+    if (!m) {
+      // A file that cannot be read or parsed is bad input; a set, variable
+      // or counter that does not fit the capture is a usage error.
+      const errc code = m.error_value().code;
+      const bool input = code == errc::io || code == errc::syntax || code == errc::out_of_range;
+      return fail("decode", "--metrics: " + m.error_value().describe(),
+                  input ? exit_bad_input : exit_usage);
+    }
+    columns.emplace(std::move(*m));
+    c.metrics = &*columns;
+  }
+
   out_buffer out(stdout);
   const bool json = opt->output == "json";
   std::optional<summary_sink> summary;
@@ -501,7 +634,7 @@ int cmd_decode(const std::vector<std::string>& args) {
     auto buf = intel::report_buffer::make(bytes, *c.format);
     if (!buf) return bad(buf.error_value());
     if (opt->summary && !c.filter) {
-      write_raw_summary(out, *buf, json, opt->threads);
+      write_raw_summary(out, c, *buf, json, opt->threads);
       return exit_ok;
     }
     if (opt->summary) {

@@ -147,6 +147,11 @@ struct topology {
   std::uint16_t eus = 8;        // per subslice
 };
 
+// The GT frequency range the workload model keeps to (workload_limits),
+// reported in a recording's DEVICE_INFO.
+inline constexpr std::uint32_t modelled_gt_min_frequency_hz = 350'000'000u;
+inline constexpr std::uint32_t modelled_gt_max_frequency_hz = 1'150'000'000u;
+
 inline topology topology_of(intel::platform p) {
   if (intel::is_gen7_family(intel::generation_of(p))) return {1, 2, 10};
   return {};
@@ -178,11 +183,11 @@ inline result<std::vector<std::byte>> recording(const capture& cap) {
   const std::size_t info_at = out.size();
   put_u64(out, cap.timestamp_hz);
   put_u32(out, detail::device_ids[static_cast<std::size_t>(cap.cfg.platform)]);
-  put_u32(out, 0);               // device_revision
-  put_u32(out, 350'000'000u);    // gt_min_frequency (workload_limits)
-  put_u32(out, 1'150'000'000u);  // gt_max_frequency
-  put_u32(out, 0);               // engine_class: render
-  put_u32(out, 0);               // engine_instance
+  put_u32(out, 0);  // device_revision
+  put_u32(out, modelled_gt_min_frequency_hz);
+  put_u32(out, modelled_gt_max_frequency_hz);
+  put_u32(out, 0);  // engine_class: render
+  put_u32(out, 0);  // engine_instance
   put_u32(out, static_cast<std::uint32_t>(cap.format->uapi_id));
   detail::put_text(out, "Emulated" + std::string(cap.format->name), 256);
   char uuid[40] = {};
