@@ -1,7 +1,6 @@
 // The hwpc tool on every input kind: i915 perf streams and recordings, lost
 // rows, --context, --output perfetto, and bad input (exit 2 with the offset).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,31 +9,16 @@
 #include <string>
 
 #include "capture_test_util.hpp"
-
-#ifndef HWPC_TOOL_PATH
-#define HWPC_TOOL_PATH ""
-#endif
+#include "tool_runner.hpp"
 
 namespace {
 
 using namespace hwpc::intel;
 using captest::bytes;
 
-struct run_result {
-  int status;
-  std::string out;
-};
-
-// Runs the tool; stderr is folded into the output unless `stdout_only`.
+using hwpc::testing::run_result;
 run_result run(const std::string& args, bool stdout_only = false) {
-  const std::string cmd =
-      std::string(HWPC_TOOL_PATH) + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  return hwpc::testing::run_tool(args, stdout_only);
 }
 
 std::size_t count(const std::string& s, const std::string& what) {
@@ -43,25 +27,14 @@ std::size_t count(const std::string& s, const std::string& what) {
   return n;
 }
 
-class CaptureTool : public ::testing::Test {
+class CaptureTool : public hwpc::testing::tool_test {
  protected:
-  void SetUp() override {
-    if (std::string(HWPC_TOOL_PATH).empty()) GTEST_SKIP() << "the hwpc tool is not built";
-    dir_ = std::filesystem::temp_directory_path() /
-           ("hwpc_capture_tool_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
-  }
   std::string write(const std::string& name, const bytes& b) {
     const auto path = dir_ / name;
     std::ofstream f(path, std::ios::binary);
     f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
     return path.string();
   }
-  std::filesystem::path dir_;
 };
 
 const report_format& skl_a12() { return *find_format(platform::skl, "A12"); }

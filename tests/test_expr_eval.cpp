@@ -2,7 +2,6 @@
 // compile-time evaluator, scalar vs batch bit for bit, RPN vs infix on
 // thousands of random formulas, and the `hwpc eval` command.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdio>
@@ -12,10 +11,7 @@
 #include <vector>
 
 #include "hwpc/expr.hpp"
-
-#ifndef HWPC_TOOL_PATH
-#define HWPC_TOOL_PATH ""
-#endif
+#include "tool_runner.hpp"
 
 namespace {
 
@@ -403,19 +399,8 @@ TEST(ExprEval, BatchDivisionByZeroAndWrap) {
 
 // ---- the command-line tool ------------------------------------------------
 
-struct run_result {
-  int status;
-  std::string out;
-};
-
-run_result tool(const std::string& args) {
-  const std::string cmd = std::string(HWPC_TOOL_PATH) + " eval " + args + " 2>&1";
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+hwpc::testing::run_result tool(const std::string& args) {
+  return hwpc::testing::run_tool("eval " + args);
 }
 
 TEST(ExprEvalTool, PrintsValuesAndErrors) {

@@ -1,7 +1,6 @@
 // The hwpc tool's public interface: formats --json, decode CSV/JSON/summary,
 // exit statuses and error messages that name the byte offset.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -11,39 +10,15 @@
 #include <string>
 #include <vector>
 
-#ifndef HWPC_TOOL_PATH
-#define HWPC_TOOL_PATH ""
-#endif
+#include "tool_runner.hpp"
 
 namespace {
 
-struct run_result {
-  int status;
-  std::string out;
-};
+using hwpc::testing::run_result;
+run_result run(const std::string& args) { return hwpc::testing::run_tool(args); }
 
-// Runs the tool with a shell command line; stderr is folded into the output.
-run_result run(const std::string& args) {
-  const std::string cmd = std::string(HWPC_TOOL_PATH) + " " + args + " 2>&1";
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-class Tool : public ::testing::Test {
+class Tool : public hwpc::testing::tool_test {
  protected:
-  void SetUp() override {
-    if (std::string(HWPC_TOOL_PATH).empty()) GTEST_SKIP() << "the hwpc tool is not built";
-    dir_ = std::filesystem::temp_directory_path() /
-           ("hwpc_tool_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // Writes HSW A13 reports (64 bytes): dw0 RPT_ID, dw1 TIME_STAMP, A0..A12 at dw3..dw15.
   std::string write_hsw_a13(const std::vector<std::vector<std::uint32_t>>& reports,
                             std::size_t extra = 0) {
@@ -61,8 +36,6 @@ class Tool : public ::testing::Test {
     for (std::size_t i = 0; i < extra; ++i) f.put('\x7f');
     return path.string();
   }
-
-  std::filesystem::path dir_;
 };
 
 TEST_F(Tool, FormatsJsonListsEveryFieldWithOffsetsAndWidths) {

@@ -629,6 +629,12 @@ int cmd_decode(const std::vector<std::string>& args) {
   std::optional<json_sink> js;
   std::optional<perfetto_sink> pf;
   sink* s = nullptr;
+  auto choose_sink = [&]() -> sink& {
+    if (opt->summary) return summary.emplace(out, c, json);
+    if (json) return js.emplace(out, c);
+    if (opt->output == "perfetto") return pf.emplace(out, c, opt->file);
+    return csv.emplace(out, c);
+  };
 
   if (c.kind == input_kind::raw) {
     auto buf = intel::report_buffer::make(bytes, *c.format);
@@ -637,15 +643,7 @@ int cmd_decode(const std::vector<std::string>& args) {
       write_raw_summary(out, c, *buf, json, opt->threads);
       return exit_ok;
     }
-    if (opt->summary) {
-      s = &summary.emplace(out, c, json);
-    } else if (json) {
-      s = &js.emplace(out, c);
-    } else if (opt->output == "perfetto") {
-      s = &pf.emplace(out, c, opt->file);
-    } else {
-      s = &csv.emplace(out, c);
-    }
+    s = &choose_sink();
     drive(intel::raw_capture(*buf), c, *s, bytes.size());
     return exit_ok;
   }
@@ -656,15 +654,7 @@ int cmd_decode(const std::vector<std::string>& args) {
     if (!st) return bad(st.error_value());
     stream.emplace(std::move(*st));
   }
-  if (opt->summary) {
-    s = &summary.emplace(out, c, json);
-  } else if (json) {
-    s = &js.emplace(out, c);
-  } else if (opt->output == "perfetto") {
-    s = &pf.emplace(out, c, opt->file);
-  } else {
-    s = &csv.emplace(out, c);
-  }
+  s = &choose_sink();
   if (stream) {
     drive(*stream, c, *s, bytes.size());
   } else {
