@@ -32,7 +32,8 @@ struct capture {
 capture make_capture(platform p, std::string_view fmt, std::size_t n) {
   capture c{find_format(p, fmt), {}};
   c.bytes.assign(c.f->size * n, std::byte{0});
-  for (std::size_t i = 0; i < n; ++i) put(c.report(i), *c.f->find("RPT_ID"), 0x80000 | i);  // timer reason
+  for (std::size_t i = 0; i < n; ++i)
+    put(c.report(i), *c.f->find("RPT_ID"), 0x80000 | i);  // timer reason
   return c;
 }
 
@@ -46,7 +47,8 @@ TEST(Delta, ThirtyTwoBitCounterWraps) {
   ASSERT_TRUE(buf);
   std::vector<std::uint64_t> got;
   const std::size_t a5_index = counter_list(*c.f).index_of("A5");
-  for_each_interval(*buf, generation::gen7_5, [&](const interval& iv) { got.push_back(iv.deltas[a5_index]); });
+  for_each_interval(*buf, generation::gen7_5,
+                    [&](const interval& iv) { got.push_back(iv.deltas[a5_index]); });
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0], 0x20u);
 }
@@ -62,7 +64,8 @@ TEST(Delta, FortyBitCounterWrapsAtTwoToTheFortieth) {
   auto buf = report_buffer::make(c.bytes, *c.f);
   std::vector<std::uint64_t> got;
   const std::size_t idx = counter_list(*c.f).index_of("A0");
-  for_each_interval(*buf, generation::gen9, [&](const interval& iv) { got.push_back(iv.deltas[idx]); });
+  for_each_interval(*buf, generation::gen9,
+                    [&](const interval& iv) { got.push_back(iv.deltas[idx]); });
   EXPECT_EQ(got, (std::vector<std::uint64_t>{32, 0x1'0000'0000ull}));
   for (auto path : {simd_path::automatic, simd_path::scalar, simd_path::vector}) {
     auto acc = accumulate(*buf, path);
@@ -122,7 +125,8 @@ TEST(Delta, ZeroRptIdReportsAreSkippedAndCounted) {
   });
   EXPECT_EQ(st.skipped_zero, 1u);
   EXPECT_EQ(st.reports, 4u);
-  EXPECT_EQ(rows, (std::vector<std::pair<std::size_t, std::uint64_t>>{{1, 100}, {3, 200}, {4, 100}}));
+  EXPECT_EQ(rows,
+            (std::vector<std::pair<std::size_t, std::uint64_t>>{{1, 100}, {3, 200}, {4, 100}}));
   auto acc = accumulate(*buf);
   EXPECT_EQ(acc.skipped_zero, 1u);
   EXPECT_EQ(acc.intervals, 3u);
@@ -183,7 +187,8 @@ TEST(Accumulate, EveryPathEqualsTheNaiveSumOnThousandsOfRandomCaptures) {
       auto buf = report_buffer::make(bytes, f);
       ASSERT_TRUE(buf);
       const accumulation ref = accumulate_naive(*buf);
-      for (auto path : {simd_path::automatic, simd_path::scalar, simd_path::vector, simd_path::avx2}) {
+      for (auto path :
+           {simd_path::automatic, simd_path::scalar, simd_path::vector, simd_path::avx2}) {
         const accumulation got = accumulate(*buf, path);
         ASSERT_EQ(got.totals, ref.totals) << f.name << " path " << int(path) << " round " << round;
         ASSERT_EQ(got.elapsed_ticks, ref.elapsed_ticks) << f.name;
@@ -237,8 +242,8 @@ TEST(RptId, Gen8ReasonsAndContextValidAtBit25) {
 TEST(RptId, Gen9ContextValidAtBit16AndSquashedClocks) {
   // slice clock: bits 31:25 = 0x55, bits 10:9 = 0b10 -> 0x55 | (2 << 7) = 0x155
   // unslice clock: bits 8:0 = 0x0a5; reasons: GO transition (bit 23), clock ratio (bit 24)
-  const std::uint32_t v = (0x55u << 25) | (1u << 24) | (1u << 23) | (1u << 18) | (1u << 17) | (1u << 16) |
-                          (2u << 9) | 0x0a5u;
+  const std::uint32_t v = (0x55u << 25) | (1u << 24) | (1u << 23) | (1u << 18) | (1u << 17) |
+                          (1u << 16) | (2u << 9) | 0x0a5u;
   auto r = decode_rpt_id(generation::gen9, v);
   EXPECT_TRUE(r.context_valid);
   EXPECT_TRUE(r.start_trigger_event);

@@ -48,8 +48,8 @@ std::string asc(int lo, int hi, const char* prefix) {  // SNB rows: ascending le
   return s;
 }
 std::string hi_bytes(int top) {  // "A{top}^A{top-1}^A{top-2}^A{top-3}"
-  return "A" + std::to_string(top) + "^A" + std::to_string(top - 1) + "^A" + std::to_string(top - 2) +
-         "^A" + std::to_string(top - 3);
+  return "A" + std::to_string(top) + "^A" + std::to_string(top - 1) + "^A" +
+         std::to_string(top - 2) + "^A" + std::to_string(top - 3);
 }
 
 const std::string reserved_row = "- - - - - - - -";
@@ -96,18 +96,24 @@ std::vector<transcription> prm_tables() {
     t.push_back({p, 0, "A12", {g0, g1}});
     t.push_back({p, 2, "A12_B8_C8", {g0, g1, b8, c8}});
   }
-  const std::string u40_hi = hi_bytes(31) + " " + hi_bytes(27) + " " + hi_bytes(23) + " " + hi_bytes(19) +
-                             " " + hi_bytes(15) + " " + hi_bytes(11) + " " + hi_bytes(7) + " " + hi_bytes(3);
-  const std::vector<std::string> a36 = {desc(3, 0, "A") + gen8_hdr, desc(11, 4, "A"), desc(19, 12, "A"),
-                                        desc(27, 20, "A"),          desc(35, 28, "A"), u40_hi,
-                                        b8,                         c8};
+  const std::string u40_hi = hi_bytes(31) + " " + hi_bytes(27) + " " + hi_bytes(23) + " " +
+                             hi_bytes(19) + " " + hi_bytes(15) + " " + hi_bytes(11) + " " +
+                             hi_bytes(7) + " " + hi_bytes(3);
+  const std::vector<std::string> a36 = {desc(3, 0, "A") + gen8_hdr,
+                                        desc(11, 4, "A"),
+                                        desc(19, 12, "A"),
+                                        desc(27, 20, "A"),
+                                        desc(35, 28, "A"),
+                                        u40_hi,
+                                        b8,
+                                        c8};
   for (platform p : {platform::bdw, platform::skl, platform::tgl}) {
     t.push_back({p, 5, "A36_B8_C8", a36});
     t.push_back({p, 7, "C4_B8", {"C3 C2 C1 C0 " + gen8_hdr, b8}});
   }
   // Xe-HPG A24u40_A14u32_B8_C8 (FACTS.md): A0..A3 and A24..A27 are 32-bit.
-  const std::string hpg_hi = hi_bytes(31) + " A37 " + hi_bytes(23) + " " + hi_bytes(19) + " " + hi_bytes(15) +
-                             " " + hi_bytes(11) + " " + hi_bytes(7) + " A36";
+  const std::string hpg_hi = hi_bytes(31) + " A37 " + hi_bytes(23) + " " + hi_bytes(19) + " " +
+                             hi_bytes(15) + " " + hi_bytes(11) + " " + hi_bytes(7) + " A36";
   t.push_back({platform::dg2,
                5,
                "A24u40_A14u32_B8_C8",
@@ -117,8 +123,8 @@ std::vector<transcription> prm_tables() {
   t.push_back({platform::mtl,
                2,
                "MPEC8u32_B8_C8",
-               {"GPU_TICKS:hi GPU_TICKS:lo - - TIMESTAMP:hi TIMESTAMP:lo - RPT_ID", desc(7, 0, "MPEC"), b8,
-                c8}});
+               {"GPU_TICKS:hi GPU_TICKS:lo - - TIMESTAMP:hi TIMESTAMP:lo - RPT_ID",
+                desc(7, 0, "MPEC"), b8, c8}});
   return t;
 }
 
@@ -155,7 +161,7 @@ TEST_P(GoldenLayout, EveryFieldReadsTheBytesThePrmTableNames) {
     const auto cells = cells_of(tr.rows[row]);
     ASSERT_EQ(cells.size(), 8u) << tr.name << " row " << row << ": " << tr.rows[row];
     for (std::size_t col = 0; col < 8; ++col) {
-      const std::size_t dw = row * 8 + (7 - col);  // rightmost cell = lowest dword
+      const std::size_t dw = row * 8 + (7 - col);                // rightmost cell = lowest dword
       std::uint32_t v = static_cast<std::uint32_t>(rng()) | 1u;  // never zero (RPT_ID)
       for (int k = 0; k < 4; ++k) bytes[4 * dw + k] = static_cast<std::byte>((v >> (8 * k)) & 0xff);
       const std::string& c = cells[col];
@@ -241,7 +247,8 @@ TEST(Formats, LookupByUapiIdFollowsI915) {
 }
 
 TEST(Formats, LookupByNameAcceptsAliasesAndNeedsAPlatformForAmbiguousNames) {
-  EXPECT_EQ(find_format(platform::skl, "A32u40_A4u32_B8_C8"), find_format(platform::skl, "A36_B8_C8"));
+  EXPECT_EQ(find_format(platform::skl, "A32u40_A4u32_B8_C8"),
+            find_format(platform::skl, "A36_B8_C8"));
   EXPECT_EQ(find_format(platform::tgl, "A32u40_A4u32_B8_C8")->counter_select, 5);
   // A13 differs between SNB (reversed rows) and HSW.
   EXPECT_NE(find_format(platform::snb, "A13"), find_format(platform::hsw, "A13"));

@@ -20,15 +20,15 @@ inline constexpr int exit_usage = 1;
 inline constexpr int exit_bad_input = 2;
 
 struct option_spec {
-  std::string_view name;       // without the leading "--"
-  std::string_view value_name; // empty: a flag without a value
+  std::string_view name;        // without the leading "--"
+  std::string_view value_name;  // empty: a flag without a value
   std::string_view help;
   bool repeatable = false;
 };
 
 struct command_spec {
   std::string_view name;
-  std::string_view synopsis;   // e.g. "hwpc decode [options] FILE"
+  std::string_view synopsis;  // e.g. "hwpc decode [options] FILE"
   std::string_view summary;
   std::vector<option_spec> options;
   std::size_t min_positional = 0;
@@ -58,8 +58,8 @@ inline void print_help(const command_spec& spec, std::FILE* out) {
   for (const auto& o : spec.options) {
     std::string left = "  --" + std::string(o.name);
     if (!o.value_name.empty()) left += " " + std::string(o.value_name);
-    std::fprintf(out, "%-34s %.*s%s\n", left.c_str(), static_cast<int>(o.help.size()), o.help.data(),
-                 o.repeatable ? " (repeatable)" : "");
+    std::fprintf(out, "%-34s %.*s%s\n", left.c_str(), static_cast<int>(o.help.size()),
+                 o.help.data(), o.repeatable ? " (repeatable)" : "");
   }
   std::fprintf(out, "  %-32s %s\n", "--help", "show this help and exit");
 }
@@ -67,8 +67,8 @@ inline void print_help(const command_spec& spec, std::FILE* out) {
 // Parses argv (without the program and subcommand names). Returns nullopt and
 // prints a message (or the help) when the command should exit; `status` then
 // holds the exit status.
-inline std::optional<parsed_args> parse(const command_spec& spec, const std::vector<std::string>& argv,
-                                        int& status) {
+inline std::optional<parsed_args> parse(const command_spec& spec,
+                                        const std::vector<std::string>& argv, int& status) {
   parsed_args out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
@@ -121,8 +121,8 @@ inline std::optional<parsed_args> parse(const command_spec& spec, const std::vec
     }
   }
   if (out.positional.size() < spec.min_positional || out.positional.size() > spec.max_positional) {
-    std::fprintf(stderr, "hwpc %.*s: wrong number of arguments\n", static_cast<int>(spec.name.size()),
-                 spec.name.data());
+    std::fprintf(stderr, "hwpc %.*s: wrong number of arguments\n",
+                 static_cast<int>(spec.name.size()), spec.name.data());
     print_help(spec, stderr);
     status = exit_usage;
     return std::nullopt;

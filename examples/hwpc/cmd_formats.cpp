@@ -51,7 +51,8 @@ void print_json(out_buffer& out, std::optional<intel::platform> only) {
       const auto& fd = f.fields[i];
       out << (i ? ", {" : "{") << "\"name\": ";
       out.json_string(fd.name);
-      out << ", \"offset\": " << std::uint64_t{fd.offset} << ", \"bits\": " << std::uint64_t{fd.bits};
+      out << ", \"offset\": " << std::uint64_t{fd.offset}
+          << ", \"bits\": " << std::uint64_t{fd.bits};
       if (fd.bits == 40) out << ", \"high_byte_offset\": " << std::uint64_t{fd.high_byte_offset};
       out << "}";
     }
@@ -66,10 +67,11 @@ void print_table(out_buffer& out, std::optional<intel::platform> only) {
     std::string plats;
     for (auto p : f.platforms) plats += (plats.empty() ? "" : ",") + std::string(intel::name_of(p));
     char line[256];
-    std::snprintf(line, sizeof line, "%-20s select=%u uapi=%-4s size=%-3u counters=%-2zu platforms=%s\n",
+    std::snprintf(line, sizeof line,
+                  "%-20s select=%u uapi=%-4s size=%-3u counters=%-2zu platforms=%s\n",
                   std::string(f.name).c_str(), static_cast<unsigned>(f.counter_select),
-                  f.uapi_id < 0 ? "-" : std::to_string(f.uapi_id).c_str(), static_cast<unsigned>(f.size),
-                  f.counter_count(), plats.c_str());
+                  f.uapi_id < 0 ? "-" : std::to_string(f.uapi_id).c_str(),
+                  static_cast<unsigned>(f.size), f.counter_count(), plats.c_str());
     out << std::string_view(line);
   }
 }

@@ -12,7 +12,8 @@ namespace {
 constexpr hwpc::cli::command_entry commands[] = {
     {"formats", "list every Intel OA report format and its fields", hwpc::cli::cmd_formats},
     {"decode", "decode a capture into per-interval counter deltas", hwpc::cli::cmd_decode},
-    {"emulate", "emulate an OA unit: write a capture and its exact counter increments", hwpc::cli::cmd_emulate},
+    {"emulate", "emulate an OA unit: write a capture and its exact counter increments",
+     hwpc::cli::cmd_emulate},
     {"eval", "compile and evaluate one formula (Intel RPN or Arm infix)", hwpc::cli::cmd_eval},
 };
 

@@ -38,14 +38,23 @@ class out_buffer {
     buf_.push_back('"');
     for (char c : s) {
       switch (c) {
-        case '"': buf_ += "\\\""; break;
-        case '\\': buf_ += "\\\\"; break;
-        case '\n': buf_ += "\\n"; break;
-        case '\t': buf_ += "\\t"; break;
+        case '"':
+          buf_ += "\\\"";
+          break;
+        case '\\':
+          buf_ += "\\\\";
+          break;
+        case '\n':
+          buf_ += "\\n";
+          break;
+        case '\t':
+          buf_ += "\\t";
+          break;
         default:
           if (static_cast<unsigned char>(c) < 0x20) {
             char tmp[8];
-            std::snprintf(tmp, sizeof tmp, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+            std::snprintf(tmp, sizeof tmp, "\\u%04x",
+                          static_cast<unsigned>(static_cast<unsigned char>(c)));
             buf_ += tmp;
           } else {
             buf_.push_back(c);
