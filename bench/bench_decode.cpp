@@ -6,6 +6,7 @@
 //   naive_deltas/<fmt>           per-interval deltas into columns, the plain way
 //   deltas/<fmt>                 hwpc's deltas_to_columns
 //   accumulate_mt/<fmt>/<sz>/threads:N  the multi-threaded path
+//   memory_read_mt/<sz>/threads:N       memory_read on N threads (its limit)
 // Sizes: 64 KiB (in cache) and 256 MiB (from memory). The same bytes serve
 // every format: every 64-byte block starts with a non-zero RPT_ID, so each
 // report of any size is valid.
@@ -65,6 +66,32 @@ void memory_read(benchmark::State& st, std::size_t size) {
       sum += w;
     }
     benchmark::DoNotOptimize(sum);
+  }
+  set_rates(st, b.size(), b.size() / 64);
+}
+
+// The same sum on N threads over contiguous slices: the memory-read limit
+// that the multi-threaded accumulation is measured against.
+void memory_read_mt(benchmark::State& st, std::size_t size) {
+  const auto b = slice(size, 64);
+  const std::size_t t = static_cast<std::size_t>(st.range(0));
+  for (auto _ : st) {
+    std::vector<std::uint64_t> sums(t);
+    auto part = [&](std::size_t k) {
+      const std::size_t words = b.size() / 8, begin = words * k / t, end = words * (k + 1) / t;
+      std::uint64_t sum = 0;
+      for (std::size_t i = begin; i < end; ++i) {
+        std::uint64_t w;
+        std::memcpy(&w, b.data() + 8 * i, 8);
+        sum += w;
+      }
+      sums[k] = sum;
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t k = 1; k < t; ++k) pool.emplace_back(part, k);
+    part(0);
+    for (auto& th : pool) th.join();
+    benchmark::DoNotOptimize(sums.data());
   }
   set_rates(st, b.size(), b.size() / 64);
 }
@@ -160,6 +187,11 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("naive_deltas/" + fmt_name(f)).c_str(), naive_deltas, &f);
     benchmark::RegisterBenchmark(("deltas/" + fmt_name(f)).c_str(), fast_deltas, &f);
   }
+  benchmark::RegisterBenchmark("memory_read_mt/256MiB", memory_read_mt, from_memory)
+      ->Arg(1)
+      ->Arg(2)
+      ->ArgName("threads")
+      ->UseRealTime();
   for (const auto& f : all_formats) {
     if (f.size != 256) continue;
     benchmark::RegisterBenchmark(("accumulate_mt/" + fmt_name(f) + "/256MiB").c_str(),

@@ -226,6 +226,8 @@ void batch(benchmark::State& st, render_basic* rb) {
     benchmark::ClobberMemory();
   }
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * samples));
+  st.counters["nodes"] = static_cast<double>(rb->set->ir().nodes.size());
+  st.counters["scratch_columns"] = static_cast<double>(ev.scratch_columns());
 }
 
 void hand_written(benchmark::State& st, render_basic* rb) {
