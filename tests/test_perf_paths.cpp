@@ -221,7 +221,8 @@ TEST(DecodeTool, SummaryIsTheSameOnAnyNumberOfThreads) {
   };
   int status = -1;
   const std::string one = run("--threads 1", status);
-  EXPECT_EQ(status, 0) << one;
+  ASSERT_EQ(status, 0) << one;
+  ASSERT_EQ(one.rfind("intervals,", 0), 0u) << one;
   EXPECT_EQ(run("--threads 2", status), one);
   EXPECT_EQ(run("--threads 3", status), one);
   EXPECT_EQ(run("", status), one);
