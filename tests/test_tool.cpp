@@ -208,3 +208,35 @@ TEST_F(Tool, MetricErrorsSayWhatIsWrong) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(Tool, RecordingsGiveTheirDeviceVariablesToTheMetrics) {
+  if (!shared_present()) GTEST_SKIP() << "../shared/data/intel-metrics is absent";
+  const std::string rec = (dir_ / "skl.rec").string();
+  ASSERT_EQ(
+      run("emulate --platform skl --format A36_B8_C8 --reports 20 --output-kind recording --out " +
+          rec)
+          .status,
+      0);
+  const std::string xml = std::string(HWPC_SHARED_DIR) + "/data/intel-metrics/oa-sklgt2.xml";
+  // No --device-var: EuCoresTotalCount and the masks come from the recording's topology
+  // (the emulator models 1 slice x 3 subslices x 8 EUs), the frequency from DEVICE_INFO.
+  auto r =
+      run("decode " + rec + " --metrics " + xml + " --set RenderBasic --summary --output json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("\"EuActive\": "), std::string::npos) << r.out;
+  // A variable given on the command line wins over the recording's.
+  auto over =
+      run("decode " + rec + " --metrics " + xml +
+          " --set RenderBasic --summary --output json --device-var GpuTimestampFrequency=24000000");
+  ASSERT_EQ(over.status, 0) << over.out;
+  auto gpu_time = [](const std::string& s) {
+    const auto at = s.find("\"GpuTime\": ");
+    return at == std::string::npos ? std::string() : s.substr(at, s.find(',', at) - at);
+  };
+  EXPECT_NE(gpu_time(r.out), "");
+  EXPECT_NE(gpu_time(r.out), gpu_time(over.out));  // twice the frequency: half the time
+}
+
+}  // namespace
