@@ -407,13 +407,8 @@ inline std::string counter_name(const counter_slot& s) {
   return {};
 }
 
-// Raw values of everything a report can carry; counters already hold the
-// value the hardware register shows (the packer keeps the low `bits`).
-struct report_values {
-  std::uint32_t rpt_id = 0;
-  std::uint64_t timestamp = 0;
-  std::uint32_t ctx_id = 0;
-  std::uint32_t inst_add = 0;
+// Every counter bank a report can carry, addressed as the layouts name them.
+struct counter_banks {
   std::uint64_t gpu_ticks = 0;
   std::array<std::uint64_t, max_a> a{};
   std::array<std::uint64_t, max_bc> b{};
@@ -436,8 +431,17 @@ struct report_values {
     return c[i];
   }
   constexpr std::uint64_t counter(bank k, std::size_t i) const noexcept {
-    return const_cast<report_values*>(this)->counter(k, i);
+    return const_cast<counter_banks&>(*this).counter(k, i);
   }
+};
+
+// Raw values of everything a report can carry; counters already hold the
+// value the hardware register shows (the packer keeps the low `bits`).
+struct report_values : counter_banks {
+  std::uint32_t rpt_id = 0;
+  std::uint64_t timestamp = 0;
+  std::uint32_t ctx_id = 0;
+  std::uint32_t inst_add = 0;
 };
 
 // Writes one report of layout `l` into `out` (at least l.size bytes).

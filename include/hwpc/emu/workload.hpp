@@ -18,29 +18,8 @@
 namespace hwpc::emu {
 
 // Exact running totals since the start of the capture (never wrap in practice).
-struct counter_totals {
+struct counter_totals : counter_banks {
   std::uint64_t timestamp = 0;  // TIME_STAMP ticks
-  std::uint64_t gpu_ticks = 0;
-  std::array<std::uint64_t, max_a> a{};
-  std::array<std::uint64_t, max_bc> b{};
-  std::array<std::uint64_t, max_bc> c{};
-  std::array<std::uint64_t, max_bc> mpec{};
-
-  constexpr std::uint64_t counter(bank k, std::size_t i) const noexcept {
-    switch (k) {
-      case bank::gpu_ticks:
-        return gpu_ticks;
-      case bank::mpec:
-        return mpec[i];
-      case bank::a:
-        return a[i];
-      case bank::b:
-        return b[i];
-      case bank::c:
-        break;
-    }
-    return c[i];
-  }
 };
 
 enum class phase_kind : std::uint8_t { busy, burst, light, sleep };
