@@ -144,53 +144,72 @@ constexpr bool is_stream_record(std::uint32_t type) noexcept {
          type == record_type::oa_buffer_lost;
 }
 
+// Walks records by their size field (checked once by make()). `Derived`
+// supplies settle(): how far to move on until it stands on a record it yields
+// (or the end). Streams and recordings share this walk.
+template <class Derived>
+class record_cursor {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = capture_event;
+  using difference_type = std::ptrdiff_t;
+  using reference = capture_event;
+  using pointer = void;
+
+  Derived& operator++() noexcept {
+    advance();
+    self().settle();
+    return self();
+  }
+  Derived operator++(int) noexcept {
+    Derived t = self();
+    ++*this;
+    return t;
+  }
+  friend bool operator==(const Derived& a, const Derived& b) noexcept { return a.at_ == b.at_; }
+
+ protected:
+  record_cursor() = default;
+  record_cursor(byte_span bytes, std::size_t at, std::size_t index) noexcept
+      : bytes_(bytes), at_(at), index_(index) {}
+  bool at_end() const noexcept { return at_ >= bytes_.size(); }
+  const std::byte* here() const noexcept { return bytes_.data() + at_; }
+  void advance() noexcept {
+    at_ += load_le16(here() + 6);
+    ++index_;
+  }
+
+  byte_span bytes_;
+  std::size_t at_ = 0;
+  std::size_t index_ = 0;
+
+ private:
+  Derived& self() noexcept { return static_cast<Derived&>(*this); }
+};
+
 }  // namespace detail
 
 class i915_stream {
  public:
-  class iterator {
+  class iterator : public detail::record_cursor<iterator> {
    public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = capture_event;
-    using difference_type = std::ptrdiff_t;
-    using reference = capture_event;
-    using pointer = void;
-
     iterator() = default;
     iterator(const i915_stream* s, std::size_t at, std::size_t index) noexcept
-        : s_(s), at_(at), index_(index) {
-      skip_unknown();
+        : record_cursor(s->bytes_, at, index), s_(s) {
+      settle();
     }
     capture_event operator*() const noexcept {
-      const std::byte* p = s_->bytes_.data() + at_;
-      return detail::stream_record_event(p, record_header::load(p), *s_->format_, s_->base_ + at_,
-                                         index_);
+      return detail::stream_record_event(here(), record_header::load(here()), *s_->format_,
+                                         s_->base_ + at_, index_);
     }
-    iterator& operator++() noexcept {
-      advance();
-      skip_unknown();
-      return *this;
-    }
-    iterator operator++(int) noexcept {
-      auto t = *this;
-      ++*this;
-      return t;
-    }
-    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.at_ == b.at_; }
 
    private:
-    void advance() noexcept {
-      at_ += load_le16(s_->bytes_.data() + at_ + 6);
-      ++index_;
-    }
-    void skip_unknown() noexcept {
-      while (at_ < s_->bytes_.size() &&
-             !detail::is_stream_record(load_le32(s_->bytes_.data() + at_)))
-        advance();
+    friend record_cursor;
+    // Unknown record types are skipped by their size.
+    void settle() noexcept {
+      while (!at_end() && !detail::is_stream_record(load_le32(here()))) advance();
     }
     const i915_stream* s_ = nullptr;
-    std::size_t at_ = 0;
-    std::size_t index_ = 0;
   };
 
   // Validates every record header of `bytes` (what read() returned, or a

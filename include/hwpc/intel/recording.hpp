@@ -106,59 +106,39 @@ struct recording_options {
 
 class recording {
  public:
-  class iterator {
+  class iterator : public detail::record_cursor<iterator> {
    public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = capture_event;
-    using difference_type = std::ptrdiff_t;
-    using reference = capture_event;
-    using pointer = void;
-
     iterator() = default;
     iterator(const recording* r, std::size_t at, std::size_t index) noexcept
-        : r_(r), at_(at), index_(index), ref_(r->first_gpu_ts_), has_ref_(r->has_first_gpu_ts_) {
+        : record_cursor(r->bytes_, at, index),
+          r_(r),
+          ref_(r->first_gpu_ts_),
+          has_ref_(r->has_first_gpu_ts_) {
       settle();
     }
     capture_event operator*() const noexcept {
-      const std::byte* p = r_->bytes_.data() + at_;
-      capture_event e =
-          detail::stream_record_event(p, record_header::load(p), *r_->format_, at_, index_);
+      capture_event e = detail::stream_record_event(here(), record_header::load(here()),
+                                                    *r_->format_, at_, index_);
       e.reference_gpu_ts = ref_;
       e.has_reference_gpu_ts = has_ref_;
       return e;
     }
-    iterator& operator++() noexcept {
-      advance();
-      settle();
-      return *this;
-    }
-    iterator operator++(int) noexcept {
-      auto t = *this;
-      ++*this;
-      return t;
-    }
-    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.at_ == b.at_; }
 
    private:
-    void advance() noexcept {
-      at_ += load_le16(r_->bytes_.data() + at_ + 6);
-      ++index_;
-    }
+    friend record_cursor;
     // Moves to the next stream record, noting correlation points on the way.
     void settle() noexcept {
-      while (at_ < r_->bytes_.size()) {
-        const std::uint32_t type = load_le32(r_->bytes_.data() + at_);
+      while (!at_end()) {
+        const std::uint32_t type = load_le32(here());
         if (detail::is_stream_record(type)) return;
         if (type == record_type::timestamp_correlation) {
-          ref_ = load_le64(r_->bytes_.data() + at_ + record_header_size + 8);
+          ref_ = load_le64(here() + record_header_size + 8);
           has_ref_ = true;
         }
         advance();
       }
     }
     const recording* r_ = nullptr;
-    std::size_t at_ = 0;
-    std::size_t index_ = 0;
     std::uint64_t ref_ = 0;
     bool has_ref_ = false;
   };
