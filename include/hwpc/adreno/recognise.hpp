@@ -80,7 +80,7 @@ inline std::optional<mem_to_mem> m2m_at(std::span<const packet> p, std::size_t i
 }
 
 inline bool try_occlusion_end(std::span<const packet> p, std::size_t i, query_event& ev) {
-  if (i + 8 > p.size()) return false;
+  if (i + 7 > p.size()) return false;
   if (!p[i].is_op(op::cp_mem_write) || p[i].hdr.count != 4) return false;
   if (!p[i + 1].is_op(op::cp_wait_mem_writes)) return false;
   if (!is_sample_setup(p, i + 2)) return false;
