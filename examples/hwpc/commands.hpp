@@ -18,6 +18,7 @@ int cmd_formats(const std::vector<std::string>& args);
 int cmd_decode(const std::vector<std::string>& args);
 int cmd_emulate(const std::vector<std::string>& args);
 int cmd_eval(const std::vector<std::string>& args);
+int cmd_adreno(const std::vector<std::string>& args);
 int cmd_mali(const std::vector<std::string>& args);
 
 }  // namespace hwpc::cli
