@@ -5,10 +5,12 @@
 // hwpc/intel/accumulate_parallel.hpp (needs std::thread, i.e. -pthread).
 #pragma once
 
+#include "hwpc/adreno.hpp"
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/expr.hpp"
 #include "hwpc/intel.hpp"
+#include "hwpc/mali.hpp"
 #include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/metrics/metric_set.hpp"
