@@ -25,6 +25,7 @@
 #include "hwpc/adreno/queries.hpp"
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
+#include "hwpc/core/hex.hpp"
 
 namespace hwpc::adreno {
 
@@ -91,12 +92,9 @@ struct machine {
 
 namespace detail {
 inline error unmapped(const packet& p, std::uint64_t addr, std::size_t size) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string hex;
-  for (int s = 60; s >= 0; s -= 4) hex += digits[(addr >> s) & 0xf];
-  return make_error(
-      errc::out_of_range, p.offset,
-      std::to_string(size) + "-byte access at GPU address 0x" + hex + " outside the memory image");
+  return make_error(errc::out_of_range, p.offset,
+                    std::to_string(size) + "-byte access at GPU address " + to_hex(addr, 16) +
+                        " outside the memory image");
 }
 }  // namespace detail
 

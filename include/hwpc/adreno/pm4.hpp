@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "hwpc/core/error.hpp"
+#include "hwpc/core/hex.hpp"
 
 namespace hwpc::adreno {
 
@@ -147,10 +148,7 @@ constexpr std::uint32_t encode(const header& h) noexcept {
 inline result<header> parse_header(std::uint32_t dw, std::size_t offset) {
   const decoded_header d = decode_header(dw);
   if (d.status == header_status::ok) return d.hdr;
-  char hex[16];
-  static constexpr char digits[] = "0123456789abcdef";
-  for (int i = 0; i < 8; ++i) hex[i] = digits[(dw >> (28 - 4 * i)) & 0xf];
-  std::string msg = std::string(to_string(d.status)) + " in PM4 header 0x" + std::string(hex, 8);
+  std::string msg = std::string(to_string(d.status)) + " in PM4 header " + to_hex(dw, 8);
   return make_error(
       d.status == header_status::unknown_type ? errc::unknown_format : errc::inconsistent, offset,
       std::move(msg));

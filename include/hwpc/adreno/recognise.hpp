@@ -24,6 +24,7 @@
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/queries.hpp"
 #include "hwpc/core/error.hpp"
+#include "hwpc/core/hex.hpp"
 
 namespace hwpc::adreno {
 
@@ -169,26 +170,13 @@ inline result<std::vector<query_event>> recognise(byte_span stream) {
 }
 
 namespace detail {
-inline std::string hex64(std::uint64_t v) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string s = "0x";
-  bool started = false;
-  for (int sh = 60; sh >= 0; sh -= 4) {
-    const unsigned d = (v >> sh) & 0xf;
-    if (d != 0 || started || sh == 0) {
-      s += digits[d];
-      started = true;
-    }
-  }
-  return s;
-}
 
 inline std::string describe_m2m(const mem_to_mem& m) {
   const auto term = [&](bool neg, std::uint64_t a, bool first) {
     std::string s = neg ? (first ? "-" : " - ") : (first ? "" : " + ");
-    return s + "[" + hex64(a) + "]";
+    return s + "[" + to_hex(a) + "]";
   };
-  return "[" + hex64(m.dst) + "] = " + term(m.flags & m2m::neg_a, m.src_a, true) +
+  return "[" + to_hex(m.dst) + "] = " + term(m.flags & m2m::neg_a, m.src_a, true) +
          term(m.flags & m2m::neg_b, m.src_b, false) + term(m.flags & m2m::neg_c, m.src_c, false) +
          (m.is_double() ? " (64-bit)" : " (32-bit, wraps)");
 }
@@ -197,14 +185,13 @@ inline std::string describe_m2m(const mem_to_mem& m) {
 // One line explaining an event, e.g.
 // "occlusion end of slot 0xc0456000: sample count -> 0xc0456010; [0xc0456008] = ..."
 inline std::string describe(const query_event& ev) {
-  using detail::hex64;
   std::string s;
   switch (ev.op) {
     case query_op::occlusion_begin:
-      s = "occlusion begin of slot " + hex64(ev.slot) + ": sample count -> " + hex64(ev.address);
+      s = "occlusion begin of slot " + to_hex(ev.slot) + ": sample count -> " + to_hex(ev.address);
       break;
     case query_op::occlusion_end:
-      s = "occlusion end of slot " + hex64(ev.slot) + ": sample count -> " + hex64(ev.address) +
+      s = "occlusion end of slot " + to_hex(ev.slot) + ": sample count -> " + to_hex(ev.address) +
           "; result += stop - start";
       if (!ev.layout_matches) s += " (addresses differ from the 24-byte slot layout)";
       break;
@@ -212,8 +199,8 @@ inline std::string describe(const query_event& ev) {
       s = std::string(ev.role == timestamp_role::begin ? "time-elapsed begin"
                       : ev.role == timestamp_role::end ? "time-elapsed end"
                                                        : "timestamp");
-      if (ev.role != timestamp_role::none) s += " of slot " + hex64(ev.slot);
-      s += ": always-on counter -> " + hex64(ev.address);
+      if (ev.role != timestamp_role::none) s += " of slot " + to_hex(ev.slot);
+      s += ": always-on counter -> " + to_hex(ev.address);
       break;
     case query_op::mem_to_mem:
       s = "mem-to-mem";

@@ -39,6 +39,7 @@
 
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
+#include "hwpc/core/hex.hpp"
 #include "hwpc/intel/capture_event.hpp"
 #include "hwpc/intel/report.hpp"
 
@@ -150,13 +151,13 @@ class oa_ring {
     const std::size_t rs = format.size;
     if (regs.head < regs.base || regs.head - regs.base > size) {
       return make_error(errc::inconsistent, regs.head >= regs.base ? regs.head - regs.base : 0,
-                        "head pointer " + hex(regs.head) + " is outside the OA buffer [" +
-                            hex(regs.base) + ", " + hex(regs.base + size) + ")");
+                        "head pointer " + to_hex(regs.head) + " is outside the OA buffer [" +
+                            to_hex(regs.base) + ", " + to_hex(regs.base + size) + ")");
     }
     if (regs.tail < regs.base || regs.tail - regs.base > size) {
       return make_error(errc::inconsistent, regs.tail >= regs.base ? regs.tail - regs.base : 0,
-                        "tail pointer " + hex(regs.tail) + " is outside the OA buffer [" +
-                            hex(regs.base) + ", " + hex(regs.base + size) + ")");
+                        "tail pointer " + to_hex(regs.tail) + " is outside the OA buffer [" +
+                            to_hex(regs.base) + ", " + to_hex(regs.base + size) + ")");
     }
     // The driver accepts a pointer equal to the end of the buffer (it checks
     // `> size`); it is the same place as offset 0.
@@ -245,15 +246,6 @@ class oa_ring {
           std::size_t head) noexcept
       : ring_(ring), format_(&f), regs_(regs), head_(head) {}
 
-  static std::string hex(std::uint64_t v) {
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string s;
-    do {
-      s.insert(s.begin(), digits[v & 0xf]);
-      v >>= 4;
-    } while (v != 0);
-    return "0x" + s;
-  }
   void add_status(event_kind k) noexcept { status_events_[n_status_++] = k; }
   std::size_t steps() const noexcept { return n_status_ + n_reports_; }
   const std::byte* report_ptr(std::size_t k) const noexcept {

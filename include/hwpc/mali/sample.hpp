@@ -30,6 +30,7 @@
 
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
+#include "hwpc/core/hex.hpp"
 #include "hwpc/mali/block.hpp"
 
 namespace hwpc::mali {
@@ -141,7 +142,7 @@ class sample {
     if (auto ok = layout.validate(); !ok) return ok.error_value();
     const std::size_t need = layout.size_bytes();
     const std::string shape = "layout with " + std::to_string(layout.l2_slices) +
-                              " L2 slice(s) and core mask 0x" + hex(layout.core_mask) + " needs " +
+                              " L2 slice(s) and core mask " + to_hex(layout.core_mask) + " needs " +
                               std::to_string(need) + " bytes";
     if (data.empty()) return make_error(errc::empty_input, 0, "empty sample; " + shape);
     if (const std::size_t partial = data.size() % block_bytes; partial != 0) {
@@ -220,16 +221,6 @@ class sample {
 
   block_view view(block_type t, std::uint32_t instance, std::size_t offset) const noexcept {
     return block_view(t, instance, offset, data_.subspan(offset).first<block_bytes>());
-  }
-
-  static std::string hex(std::uint64_t v) {
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string s;
-    do {
-      s.insert(s.begin(), digits[v & 0xf]);
-      v >>= 4;
-    } while (v != 0);
-    return s;
   }
 
   sample_layout layout_;
