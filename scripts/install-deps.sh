@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine lacks to build and test hwpc.
 set -euo pipefail
-pkgs=(g++ cmake ninja-build meson pkg-config libgtest-dev libbenchmark-dev libpugixml-dev clang-format)
+# python3: the benchmark scripts read Google Benchmark's JSON with it.
+pkgs=(g++ cmake ninja-build meson pkg-config libgtest-dev libbenchmark-dev libpugixml-dev clang-format python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
