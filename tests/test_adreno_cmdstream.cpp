@@ -55,49 +55,45 @@ TEST(AdrenoCmdstream, EmptyStreamHasNoPackets) {
   EXPECT_TRUE(r->empty());
 }
 
+// Reading `dws` fails with `code` at byte `offset`.
+template <class Dwords>
+void expect_error_at(const Dwords& dws, hwpc::errc code, std::size_t offset) {
+  auto r = read_packets(bytes_of(dws));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error_value().code, code);
+  EXPECT_EQ(r.error_value().offset, offset);
+}
+
 TEST(AdrenoCmdstream, BadParityNamesTheHeaderOffset) {
   auto dws = adreno_seed::occlusion_end;
   dws[13] ^= 1u << 15;  // CP_WAIT_REG_MEM header, at byte 52
-  auto r = read_packets(bytes_of(dws));
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error_value().code, hwpc::errc::inconsistent);
-  EXPECT_EQ(r.error_value().offset, 52u);
+  expect_error_at(dws, hwpc::errc::inconsistent, 52);
 }
 
 TEST(AdrenoCmdstream, BadRegisterParityNamesTheHeaderOffset) {
   auto dws = adreno_seed::occlusion_begin;
   dws[2] ^= 1u << 27;  // RB_SAMPLE_COUNT_ADDR_LO header, at byte 8
-  auto r = read_packets(bytes_of(dws));
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error_value().code, hwpc::errc::inconsistent);
-  EXPECT_EQ(r.error_value().offset, 8u);
+  expect_error_at(dws, hwpc::errc::inconsistent, 8);
 }
 
 TEST(AdrenoCmdstream, UnknownTypeNamesTheHeaderOffset) {
   auto dws = adreno_seed::occlusion_begin;
   dws[5] = 0x00000000;  // where CP_EVENT_WRITE was, at byte 20
-  auto r = read_packets(bytes_of(dws));
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error_value().code, hwpc::errc::unknown_format);
-  EXPECT_EQ(r.error_value().offset, 20u);
+  expect_error_at(dws, hwpc::errc::unknown_format, 20);
 }
 
 TEST(AdrenoCmdstream, ReservedBitsNameTheHeaderOffset) {
   auto dws = adreno_seed::timestamp_begin;
   dws[5] |= 1u << 24;  // CP_WAIT_FOR_IDLE at byte 20
-  auto r = read_packets(bytes_of(dws));
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error_value().code, hwpc::errc::inconsistent);
-  EXPECT_EQ(r.error_value().offset, 20u);
+  expect_error_at(dws, hwpc::errc::inconsistent, 20);
 }
 
 TEST(AdrenoCmdstream, CountPastTheEndNamesTheHeaderOffset) {
   auto dws = adreno_seed::timestamp_begin;
   dws.pop_back();  // CP_MEM_TO_MEM at byte 24 loses its last dword
+  expect_error_at(dws, hwpc::errc::truncated, 24);
   auto r = read_packets(bytes_of(dws));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error_value().code, hwpc::errc::truncated);
-  EXPECT_EQ(r.error_value().offset, 24u);
   EXPECT_EQ(r.error_value().describe(),
             "truncated at byte offset 24: packet needs 9 payload dwords, 8 remain");
   // A huge count on the last header.
