@@ -2,7 +2,10 @@
 # Installs what a fresh Debian machine lacks to build and test hwpc.
 set -euo pipefail
 # python3: the benchmark scripts read Google Benchmark's JSON with it.
-pkgs=(g++ cmake ninja-build meson pkg-config libgtest-dev libbenchmark-dev libpugixml-dev clang-format python3)
+# protobuf-compiler: tests decode written Perfetto traces with protoc against its schema.
+pkgs=(g++ cmake ninja-build meson pkg-config libgtest-dev libbenchmark-dev libpugixml-dev zlib1g-dev clang-format python3 protobuf-compiler)
+# clang and its compiler-rt (libFuzzer, sanitizers): scripts/fuzz.sh.
+pkgs+=(clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

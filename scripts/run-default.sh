@@ -28,7 +28,19 @@ transpose() { awk -F, 'NR == 1 { n = split($0, h, ",") } NR == 2 { for (i = 1; i
 if [ -f "$xml" ]; then
   echo
   echo "== hwpc decode --metrics $xml --set RenderBasic --summary"
-  "$hwpc" decode --metrics "$xml" --set RenderBasic --summary | transpose
+  summary=$(mktemp)
+  trap 'rm -f "$rows" "$summary"' EXIT
+  "$hwpc" decode --metrics "$xml" --set RenderBasic --summary >"$summary"
+  transpose <"$summary"
+  # The figures that say whether the capture looks like a GPU.
+  echo
+  echo "== RenderBasic at a glance"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i }
+    NR == 2 {
+      printf "  GpuBusy %.1f %%, AvgGpuCoreFrequency %.0f MHz\n", $col["GpuBusy"], $col["AvgGpuCoreFrequency"] / 1e6
+      printf "  EuActive %.1f %% + EuStall %.1f %% + EuIdle %.1f %% = %.1f %%\n", $col["EuActive"],
+        $col["EuStall"], $col["EuIdle"], $col["EuActive"] + $col["EuStall"] + $col["EuIdle"]
+    }' "$summary"
 else
   echo
   echo "== hwpc decode --summary ($xml is absent, so no metrics: counters only)"

@@ -274,8 +274,10 @@ TEST(RingErrors, InconsistentPointersNameTheOffset) {
     EXPECT_EQ(r.error_value().code, code) << r.error_value().describe();
     EXPECT_EQ(r.error_value().offset, offset) << r.error_value().describe();
   };
-  check(oa_ring_registers::offsets(ring_size + 128, 0), hwpc::errc::inconsistent, ring_size + 128);
-  check(oa_ring_registers::offsets(0, ring_size + 64), hwpc::errc::inconsistent, ring_size + 64);
+  // Pointers outside the buffer are register values, not places in the ring:
+  // no byte offset (error_anchor::none, offset 0); the message names them.
+  check(oa_ring_registers::offsets(ring_size + 128, 0), hwpc::errc::inconsistent, 0);
+  check(oa_ring_registers::offsets(0, ring_size + 64), hwpc::errc::inconsistent, 0);
   check({0x10000, 0x8000, 0x10000, 0}, hwpc::errc::inconsistent, 0);       // head below the base
   check(oa_ring_registers::offsets(64, 256), hwpc::errc::misaligned, 64);  // not a 128 B multiple
   check(oa_ring_registers::offsets(0, 96), hwpc::errc::misaligned, 96);
@@ -285,7 +287,7 @@ TEST(RingErrors, InconsistentPointersNameTheOffset) {
       oa_ring::make(captest::span(ring), f, oa_ring_registers::offsets(ring_size + 128, 0))
           .error_value()
           .describe();
-  EXPECT_NE(describe.find("byte offset 131200"), std::string::npos) << describe;
+  EXPECT_EQ(describe.find("byte offset"), std::string::npos) << describe;
   EXPECT_NE(describe.find("0x20080"), std::string::npos) << describe;
 }
 
@@ -296,7 +298,8 @@ TEST(RingErrors, BadSizes) {
     bytes ring(size);
     auto r = oa_ring::make(captest::span(ring), f, oa_ring_registers::offsets(0, 0));
     ASSERT_FALSE(r) << size;
-    EXPECT_EQ(r.error_value().offset, size);
+    EXPECT_EQ(r.error_value().anchor, hwpc::error_anchor::none) << size;
+    EXPECT_NE(r.error_value().message.find(std::to_string(size)), std::string::npos) << size;
   }
   bytes big(16u << 20);
   EXPECT_TRUE(oa_ring::make(captest::span(big), f, oa_ring_registers::offsets(0, 0)));

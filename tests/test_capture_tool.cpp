@@ -58,14 +58,19 @@ TEST_F(CaptureTool, StreamCsvHasLostRowsAndNoDeltaAcrossThem) {
   auto r = run("decode --platform skl --format A12 --input-kind i915-stream " + file, true);
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string header =
-      "report,timestamp,GPU_TICKS,A7,A8,A9,A10,A11,A12,A13,A14,A15,A16,A17,A18,reason,ctx_id,"
-      "lost\n";
+      "report,offset,timestamp,GPU_TICKS,A7,A8,A9,A10,A11,A12,A13,A14,A15,A16,A17,A18,reason,"
+      "ctx_id,lost\n";
   ASSERT_EQ(r.out.compare(0, header.size(), header), 0) << r.out;
-  EXPECT_NE(r.out.find("\n1,200,5,5,5,5,5,5,5,5,5,5,5,5,5,timer,16,0\n"), std::string::npos)
+  // `report` counts reports (SAMPLE records), `offset` is the record's; ctx_id is
+  // the earlier report's.
+  EXPECT_NE(r.out.find("\n1,72,200,5,5,5,5,5,5,5,5,5,5,5,5,5,timer,16,0\n"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\n2,,,,,,,,,,,,,,,report-lost,,1\n"), std::string::npos) << r.out;
-  // Record 3 starts afresh; 3->4 and 4->5 are intervals.
-  EXPECT_NE(r.out.find("\n4,500,7,"), std::string::npos) << r.out;
+  // A loss: the reports before it, and its own record's offset.
+  EXPECT_NE(r.out.find("\n2,144,,,,,,,,,,,,,,,report-lost,,1\n"), std::string::npos) << r.out;
+  // Report 2 starts afresh; 2->3 and 3->4 are intervals (4 ran after 0x20's report).
+  EXPECT_NE(r.out.find("\n3,224,500,7,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n4,296,600,3,3,3,3,3,3,3,3,3,3,3,3,3,timer,32,0\n"), std::string::npos)
+      << r.out;
   EXPECT_EQ(count(r.out, "\n"), 1u + 1 + 1 + 2);
 }
 
@@ -108,8 +113,10 @@ TEST_F(CaptureTool, RecordingsAreRecognisedAndGiveTheirOwnFormat) {
   const auto file = write("r.rec", recording_bytes());
   auto r = run("decode " + file, true);
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(r.out.rfind("report,timestamp,GPU_TICKS,A7,", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("\n4,13000,9,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.rfind("report,offset,timestamp,GPU_TICKS,A7,", 0), 0u) << r.out;
+  // Report 1 is the second SAMPLE, at 16 + 344 + 24 + 72 (VERSION, DEVICE_INFO,
+  // TIMESTAMP_CORRELATION, the first SAMPLE).
+  EXPECT_NE(r.out.find("\n1,456,13000,9,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(",buffer-lost,,1\n"), std::string::npos) << r.out;
   auto s = run("decode --input-kind recording --summary " + file, true);
   ASSERT_EQ(s.status, 0) << s.out;
@@ -119,9 +126,9 @@ TEST_F(CaptureTool, RecordingsAreRecognisedAndGiveTheirOwnFormat) {
   EXPECT_EQ(run("decode --platform skl --format C4_B8 " + file).status, 1);
 }
 
-TEST_F(CaptureTool, PerfettoTraceUsesCpuTimeFromTheRecording) {
+TEST_F(CaptureTool, ChromeJsonUsesCpuTimeFromTheRecording) {
   const auto file = write("r.rec", recording_bytes());
-  auto r = run("decode --output perfetto " + file, true);
+  auto r = run("decode --output chrome-json " + file, true);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.rfind("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", 0), 0u) << r.out;
   // 13000 ticks -> 2 s + 1000 ns; the first interval starts at tick 1000 = 2 s exactly.
@@ -138,7 +145,7 @@ TEST_F(CaptureTool, PerfettoTraceUsesCpuTimeFromTheRecording) {
   captest::append(raw, captest::make_report(skl_a12(), {valid, 12'000'000, 0, 0}));
   captest::append(raw, captest::make_report(skl_a12(), {valid, 24'000'000, 0, 1}));
   const auto rf = write("a.raw", raw);
-  auto p = run("decode --platform skl --format A12 --output perfetto " + rf, true);
+  auto p = run("decode --platform skl --format A12 --output chrome-json " + rf, true);
   ASSERT_EQ(p.status, 0) << p.out;
   EXPECT_NE(p.out.find("\"ts\": 1000000.000, \"args\": {\"value\": 1}"), std::string::npos)
       << p.out;

@@ -255,6 +255,33 @@ value reference(const tree& t, const std::uint64_t* in) {
         return value::f(x < y ? y : x);
     }
   }
+  if (!a.is_u64() || !b.is_u64()) {
+    // C's usual arithmetic conversions in the reference code generator's
+    // `uint64_t t = l OP r;`: computed in double, truncated by the assignment.
+    const double x = to_f(a), y = to_f(b);
+    switch (t.code) {
+      case op::uadd:
+        return value::u(to_u(value::f(x + y)));
+      case op::usub:
+        return value::u(to_u(value::f(x - y)));
+      case op::umul:
+        return value::u(to_u(value::f(x * y)));
+      case op::umin:  // NaN (not reachable from counters): the other operand
+        if (std::isnan(x)) return value::u(to_u(b));
+        if (std::isnan(y)) return value::u(to_u(a));
+        return value::u(to_u(value::f(y < x ? y : x)));
+      case op::ugt:
+        return value::u(x > y);
+      case op::ugte:
+        return value::u(x >= y);
+      case op::ult:
+        return value::u(x < y);
+      case op::ulte:
+        return value::u(x <= y);
+      default:
+        break;  // UDIV, AND, shifts, &&: operands truncated first
+    }
+  }
   const std::uint64_t x = to_u(a), y = to_u(b);
   switch (t.code) {
     case op::uadd:

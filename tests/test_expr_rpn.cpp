@@ -92,12 +92,14 @@ TEST(ExprRpn, UnsignedOpsWrapAndDivisionByZeroIsZero) {
   EXPECT_EQ(eval("$X $Y >>", 1, 1000), value::u(0));
 }
 
-TEST(ExprRpn, PromotionFOpsTakeDoublesUOpsTruncate) {
-  // An F operator converts u64 operands to double; a U operator truncates a
-  // double toward zero (saturating: negative -> 0).
+TEST(ExprRpn, PromotionFOpsTakeDoublesUOpsComputeInDoubleThenTruncate) {
+  // An F operator converts u64 operands to double; a U arithmetic operator
+  // with a double operand computes in double and truncates the result toward
+  // zero (saturating: negative -> 0), as the reference generator's C does.
   EXPECT_EQ(eval("3 2 FDIV"), value::f(1.5));
-  EXPECT_EQ(eval("3 2 FDIV 2 UMUL"), value::u(2));
-  EXPECT_EQ(eval("0 2.5 FSUB 1 UADD"), value::u(1));
+  EXPECT_EQ(eval("3 2 FDIV 2 UMUL"), value::u(3));    // 1.5 * 2 = 3.0, not 1 * 2
+  EXPECT_EQ(eval("0 2.5 FSUB 1 UADD"), value::u(0));  // -2.5 + 1 = -1.5 -> 0
+  EXPECT_EQ(eval("3 2 FDIV 2 UDIV"), value::u(0));    // UDIV truncates operands: 1 / 2
   EXPECT_EQ(eval("1e30 0 UADD"), value::u(~0ull));
   EXPECT_EQ(eval("0x20000000000001 0.0 FADD"), value::f(9007199254740992.0));  // rounds
 }

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "hwpc/expr/consteval.hpp"
+#include "hwpc/mali/evaluator.hpp"
 #include "hwpc/mali/g72_metrics.hpp"
+#include "hwpc/mali/gpus/index.hpp"
 #include "mali_test_util.hpp"
 
 namespace {
@@ -244,3 +246,46 @@ TEST(MaliMetrics, TableMatchesTheGuide) {
 }
 
 }  // namespace
+
+namespace {
+
+// The GPU-neutral evaluator refuses to bind the G72 guide's names to a GPU
+// whose table holds other counters at those positions.
+TEST(MaliMetrics, TheGuideIsBoundToTheG72TableOnly) {
+  using hwpc::mali::evaluator;
+  namespace gpus = hwpc::mali::gpus;
+  auto ok = evaluator::create(gpus::g72, hwpc::mali::g72_metric_set(),
+                              hwpc::mali::g72_streamline_counters, gapped, 128);
+  ASSERT_TRUE(ok) << ok.error_value().describe();
+  EXPECT_EQ(&ok->table(), &gpus::g72);
+  for (const auto* t : {&gpus::g78, &gpus::g720, &gpus::g1}) {
+    auto ev = evaluator::create(*t, hwpc::mali::g72_metric_set(),
+                                hwpc::mali::g72_streamline_counters, gapped, 128);
+    ASSERT_FALSE(ev) << t->key;
+    EXPECT_EQ(ev.error_value().code, errc::inconsistent);
+    EXPECT_NE(ev.error_value().message.find("which on " + std::string(t->key) + " is"),
+              std::string::npos)
+        << ev.error_value().message;
+  }
+  // The G72 wrapper and the neutral evaluator give the same values.
+  auto g72 = g72_evaluator::create(gapped, 128);
+  ASSERT_TRUE(g72);
+  const auto b = worked_sample();
+  auto s = sample::parse(gapped, b.bytes);
+  ASSERT_TRUE(s);
+  std::vector<value> x(g72->size()), y(ok->size());
+  ASSERT_TRUE(g72->evaluate(*s, x));
+  ASSERT_TRUE(ok->evaluate(*s, y));
+  EXPECT_EQ(x, y);
+}
+
+}  // namespace
+
+// The header's static_assert of the same runs under GCC only (clang's default
+// constexpr step budget runs out there): every guide expression parses.
+TEST(MaliMetrics, EveryGuideExpressionParses) {
+  EXPECT_TRUE(hwpc::mali::detail::every_g72_expression_parses());
+  for (const auto& e : hwpc::mali::g72_guide_expressions) {
+    EXPECT_TRUE(hwpc::mali::detail::g72_expression_parses(e.formula)) << e.formula;
+  }
+}

@@ -70,18 +70,75 @@ TEST(MetricSet, CyclesAreErrorsNamingTheCycle) {
 
 TEST(MetricSet, ErrorsNameTheSetMetricAndFormula) {
   auto set = hand_set({{"Ok", "A 0 READ"}, {"Bad", "$Ok $NoSuchVariable UDIV"}});
-  auto c = hm::compile(set);
+  hm::compile_options strict;
+  strict.drop_metrics_with_unknown_names = false;
+  auto c = hm::compile(set, strict);
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error_value().code, errc::unknown_name);
   EXPECT_EQ(c.error_value().offset, 5u);
   EXPECT_NE(c.error_value().message.find("set Test, metric Bad, equation: '$NoSuchVariable'"),
             std::string::npos)
       << c.error_value().message;
+  // By default the metric is dropped with that error and the rest compiles.
+  auto d = hm::compile(set);
+  ASSERT_TRUE(d) << d.error_value().describe();
+  ASSERT_EQ(d->size(), 1u);
+  EXPECT_EQ(d->definition().metrics[0].symbol_name, "Ok");
+  ASSERT_EQ(d->dropped().size(), 1u);
+  EXPECT_EQ(d->dropped()[0].symbol_name, "Bad");
+  EXPECT_EQ(d->dropped()[0].reason.offset, 5u);
+  EXPECT_EQ(d->dropped()[0].reason.message, c.error_value().message);
   // An error inside a referenced metric is reported where it is.
   auto nested = hm::compile(hand_set({{"Outer", "$Inner 2 UMUL"}, {"Inner", "1 UADD"}}));
   ASSERT_FALSE(nested);
   EXPECT_NE(nested.error_value().message.find("metric Inner, equation"), std::string::npos);
   EXPECT_EQ(nested.error_value().offset, 3u);
+}
+
+TEST(MetricSet, UnknownNameDropsTheMetricsThatUseItNotTheSet) {
+  // Uses refers to Missing (unknown $Nope at column 10); Uses is dropped too,
+  // at the column of its reference; Fine and Later still compile and run.
+  auto set = hand_set({{"Fine", "A 0 READ"},
+                       {"Uses", "A 1 READ $Missing UADD"},
+                       {"Missing", "A 2 READ $Nope UADD"},
+                       {"Later", "$Fine 2 UMUL"}});
+  auto c = hm::compile(set);
+  ASSERT_TRUE(c) << c.error_value().describe();
+  ASSERT_EQ(c->dropped().size(), 2u);
+  EXPECT_EQ(c->dropped()[0].symbol_name, "Missing");
+  EXPECT_EQ(c->dropped()[0].reason.offset, 10u);
+  EXPECT_EQ(c->dropped()[1].symbol_name, "Uses");
+  EXPECT_EQ(c->dropped()[1].reason.code, errc::unknown_name);
+  EXPECT_EQ(c->dropped()[1].reason.offset, 10u);
+  EXPECT_NE(c->dropped()[1].reason.message.find("refers to metric Missing, which is dropped"),
+            std::string::npos)
+      << c->dropped()[1].reason.message;
+  auto b = c->bind({});
+  ASSERT_TRUE(b) << b.error_value().describe();
+  ASSERT_EQ(b->size(), 2u);
+  EXPECT_EQ((*b)[1].symbol_name, "Later");
+  EXPECT_EQ(b->dropped().size(), 2u);
+  const std::uint64_t raw[] = {21};
+  std::vector<value> out(2);
+  ASSERT_TRUE(b->evaluate(raw, out));
+  EXPECT_EQ(out[0], value::u(21));
+  EXPECT_EQ(out[1], value::u(42));
+  EXPECT_EQ(
+      hm::describe(c->dropped()[0]).rfind("metric Missing dropped: unknown name at column 10: ", 0),
+      0u);
+  // Control bytes from the file are escaped; the caret line break stays.
+  hm::dropped_metric odd{"A\x1b[31m", c->dropped()[0].reason};
+  const std::string text = hm::describe(odd);
+  EXPECT_EQ(text.rfind("metric A\\x1b[31m dropped: ", 0), 0u) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_NE(text.find("\n  A 2 READ $Nope UADD\n"), std::string::npos) << text;
+  // A name is known once a device variable of that name is declared.
+  hm::compile_options with_var;
+  with_var.device_variables.push_back("Nope");
+  auto all = hm::compile(set, with_var);
+  ASSERT_TRUE(all);
+  EXPECT_TRUE(all->dropped().empty());
+  EXPECT_EQ(all->size(), 4u);
 }
 
 TEST(MetricSet, BindNeedsEveryDeviceVariable) {

@@ -103,7 +103,8 @@ TEST(DeltasToColumns, EveryPathEqualsTheDecoderElementByElement) {
         std::vector<std::uint64_t*> ptrs;
         for (auto& col : cols) ptrs.push_back(col.data());
         std::vector<std::uint64_t> ts(n + 1, 7);
-        const std::size_t rows = deltas_to_columns(*buf, ptrs, ts.data(), path);
+        const std::size_t rows =
+            deltas_to_columns(*buf, generation_of(f.platforms[0]), ptrs, ts.data(), path);
         ASSERT_EQ(rows, ref.ts.size()) << f.name;
         for (std::size_t c = 0; c < nc; ++c) {
           for (std::size_t k = 0; k < rows; ++k) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #ifndef HWPC_TOOL_PATH
 #define HWPC_TOOL_PATH ""
@@ -20,17 +21,37 @@ struct run_result {
   std::string out;
 };
 
-// Runs `hwpc ARGS` through the shell; stderr is folded into the output
-// unless `stdout_only`.
-inline run_result run_tool(const std::string& args, bool stdout_only = false) {
-  const std::string cmd =
-      std::string(HWPC_TOOL_PATH) + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
+// Runs a shell command line and collects its standard output.
+inline run_result run_command(const std::string& cmd) {
   std::FILE* p = ::popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
   const int st = ::pclose(p);
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+// Runs `hwpc ARGS` through the shell; stderr is folded into the output
+// unless `stdout_only`.
+inline run_result run_tool(const std::string& args, bool stdout_only = false) {
+  return run_command(std::string(HWPC_TOOL_PATH) + " " + args +
+                     (stdout_only ? " 2>/dev/null" : " 2>&1"));
+}
+
+// The fields of one CSV line without quoting (what the tests' own lines hold).
+inline std::vector<std::string> split(const std::string& line, char sep = ',') {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : line) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  out.push_back(cur);
+  return out;
 }
 
 // A fixture that skips when the tool is not built and gives each test its

@@ -1,7 +1,9 @@
-// hwpc adreno: disassembles an Adreno A5xx PM4 command stream (a file of
-// little-endian dwords) and explains the occlusion and time-elapsed queries
-// in it. docs/adreno.md.
+// hwpc adreno: disassembles Adreno A5xx command streams — freedreno .rd
+// captures (plain or gzip), hex dword text, or raw little-endian dwords —
+// following indirect buffers, and explains the queries and performance
+// counters in them. docs/adreno.md.
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,14 +19,21 @@ namespace {
 
 const command_spec adreno_spec{
     "adreno",
-    "hwpc adreno [--queries] FILE",
-    "Disassembles an Adreno A5xx PM4 command stream (little-endian dwords): one line per\n"
-    "packet with its byte offset, header, name and payload, then one line per recognised\n"
-    "query sequence (occlusion begin/end, timestamps paired into time-elapsed slots).\n"
-    "A bad header or a packet running past the end exits with 2 and the byte offset.",
-    {{"queries", "", "print only the recognised queries"}},
+    "hwpc adreno [--queries] [--format FORMAT] FILE",
+    "Disassembles an Adreno A5xx command stream: one line per packet with its byte offset,\n"
+    "header, name and payload (indented per indirect-buffer level), and after the packets\n"
+    "of each recognised query sequence or performance-counter select/sample a line\n"
+    "'OFFSET: => what it does' (--queries: only those lines, without '=>').\n"
+    "FILE is a freedreno .rd capture (gzip-compressed too when built with zlib), hex dword\n"
+    "text (the seed's or cffdump's listing), or raw little-endian dwords; --format\n"
+    "overrides the detection. Bad data is reported with its byte offset and skipped; the\n"
+    "output is then partial and the exit status 2. Zero dwords are padding.",
+    {{"queries", "", "print only the recognised queries and counters"},
+     {"format", "FORMAT", "auto (default), rd, hex or bin"}},
     1,
     1};
+
+constexpr std::size_t max_issues_shown = 50;
 
 std::string hex32(std::uint32_t v) {
   char b[16];
@@ -32,26 +41,100 @@ std::string hex32(std::uint32_t v) {
   return b;
 }
 
-void print_packet(out_buffer& out, const adreno::packet& p) {
-  char line[96];
-  std::string name;
-  if (p.hdr.type == adreno::packet_type::type7) {
-    const auto n = adreno::opcode_name(p.hdr.id);
-    name = n.empty() ? "opcode 0x" + hex32(p.hdr.id).substr(6) : std::string(n);
-  } else {
-    const auto n = adreno::register_name(p.hdr.id);
-    name = "write " + (n.empty() ? "0x" + hex32(p.hdr.id).substr(3) : std::string(n));
+class printer : public adreno::rd::capture_sink {
+ public:
+  printer(out_buffer& out, bool listing, std::string path,
+          std::function<std::size_t(std::size_t)> map)
+      : out_(out), listing_(listing), path_(std::move(path)), map_(std::move(map)) {}
+
+  void on_packet(const adreno::walked_packet& w) override {
+    if (listing_) print_packet(w);
+    rec_.push(w.pkt);
+    rec_.release([this](const adreno::query_event& ev) { print_event(ev); });
   }
-  std::snprintf(line, sizeof line, "%08zx: %08x  pkt%c %-34s count=%u", p.offset,
-                static_cast<unsigned>(adreno::encode(p.hdr)),
-                p.hdr.type == adreno::packet_type::type7 ? '7' : '4', name.c_str(),
-                static_cast<unsigned>(p.hdr.count));
-  out << std::string_view(line);
-  const std::uint32_t shown = p.hdr.count < 16 ? p.hdr.count : 16;
-  for (std::uint32_t i = 0; i < shown; ++i) out << (i ? " " : "  ") << hex32(p.dword(i));
-  if (shown < p.hdr.count) out << " ...";
-  out << "\n";
-}
+  void on_issue(const error& e) override {
+    ++issues_;
+    if (issues_ <= max_issues_shown) {
+      error m = e;
+      m.offset = map_(e.offset);
+      std::fprintf(stderr, "hwpc adreno: %s: %s\n", path_.c_str(), m.describe().c_str());
+    }
+  }
+  void on_note(const error& e) override {
+    ++notes_;
+    if (notes_ <= max_issues_shown) {
+      error m = e;
+      m.offset = map_(e.offset);
+      std::fprintf(stderr, "hwpc adreno: %s: note: %s\n", path_.c_str(), m.describe().c_str());
+    }
+  }
+  void on_gpu_id(std::uint32_t id, std::size_t offset) override {
+    if (listing_) out_ << "GPU id " << std::uint64_t{id} << "\n";
+    if (id < 500 || id > 599) {
+      on_note(make_error(errc::unknown_format, offset,
+                         "GPU id " + std::to_string(id) + " is not an A5xx; decoded as A5xx"));
+    }
+  }
+  void on_cmdstream(const adreno::rd::address_range& r, std::size_t offset) override {
+    if (!listing_) return;
+    char line[128];
+    std::snprintf(line, sizeof line, "\ncmdstream 0x%llx, %u dwords (RD_CMDSTREAM_ADDR at %08zx)\n",
+                  static_cast<unsigned long long>(r.iova), static_cast<unsigned>(r.size),
+                  map_(offset));
+    out_ << std::string_view(line);
+  }
+
+  // Recognises what is left and prints the events not printed yet.
+  void finish() {
+    rec_.finish();
+    rec_.release([this](const adreno::query_event& ev) { print_event(ev); }, true);
+  }
+  std::size_t issues() const noexcept { return issues_; }
+
+ private:
+  // Events are printed as soon as they are final, so nothing but the events
+  // behind an unpaired timestamp (at most `hold` of them) is kept. In the
+  // listing they follow the packets they explain, marked "=>".
+  void print_event(const adreno::query_event& ev) {
+    char at[32];
+    std::snprintf(at, sizeof at, listing_ ? "%08zx: => " : "%08zx: ", map_(ev.offset));
+    out_ << std::string_view(at) << adreno::describe(ev) << "\n";
+  }
+
+  void print_packet(const adreno::walked_packet& w) {
+    const adreno::packet& p = w.pkt;
+    std::string name;
+    if (p.hdr.type == adreno::packet_type::type7) {
+      const auto n = adreno::opcode_name(p.hdr.id);
+      name = n.empty() ? "opcode 0x" + hex32(p.hdr.id).substr(6) : std::string(n);
+    } else {
+      const auto n = adreno::register_label(p.hdr.id);
+      name = "write " + (n.empty() ? "0x" + hex32(p.hdr.id).substr(3) : n);
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, "%08zx: %*s%08x  pkt%c %-34s count=%u", map_(p.offset),
+                  static_cast<int>(2 * (w.depth < 16 ? w.depth : 16)), "",
+                  static_cast<unsigned>(adreno::encode(p.hdr)),
+                  p.hdr.type == adreno::packet_type::type7 ? '7' : '4', name.c_str(),
+                  static_cast<unsigned>(p.hdr.count));
+    out_ << std::string_view(line);
+    const std::uint32_t shown = p.hdr.count < 16 ? p.hdr.count : 16;
+    for (std::uint32_t i = 0; i < shown; ++i) out_ << (i ? " " : "  ") << hex32(p.dword(i));
+    if (shown < p.hdr.count) out_ << " ...";
+    if (p.hdr.type == adreno::packet_type::type7) {
+      const std::string f = adreno::describe_fields(p);
+      if (!f.empty()) out_ << "  ; " << f;
+    }
+    out_ << "\n";
+  }
+
+  out_buffer& out_;
+  bool listing_;
+  std::string path_;
+  std::function<std::size_t(std::size_t)> map_;
+  adreno::recogniser rec_{std::size_t{1} << 16};
+  std::size_t issues_ = 0, notes_ = 0;
+};
 
 }  // namespace
 
@@ -60,21 +143,88 @@ int cmd_adreno(const std::vector<std::string>& args) {
   auto parsed = parse(adreno_spec, args, status);
   if (!parsed) return status;
   const std::string& path = parsed->positional.front();
+  const std::string format = parsed->get("format").value_or("auto");
+  if (format != "auto" && format != "rd" && format != "hex" && format != "bin") {
+    return fail("adreno", "--format must be auto, rd, hex or bin, not '" + format + "'",
+                exit_usage);
+  }
   auto file = mapped_file::open(path);
   if (!file) return fail("adreno", file.error_value().message, exit_bad_input);
-  auto packets = adreno::read_packets(file->bytes());
-  if (!packets)
-    return fail("adreno", path + ": " + packets.error_value().describe(), exit_bad_input);
-  out_buffer out(stdout);
-  if (!parsed->has("queries")) {
-    for (const auto& p : *packets) print_packet(out, p);
+  byte_span data = file->bytes();
+  if (data.empty()) {
+    return fail("adreno", path + ": " + make_error(errc::empty_input, 0, "empty file").describe(),
+                exit_bad_input);
   }
-  const auto events = adreno::recognise(std::span<const adreno::packet>(*packets));
-  if (!parsed->has("queries") && !events.empty()) out << "\nqueries:\n";
-  for (const auto& ev : events) {
-    char at[32];
-    std::snprintf(at, sizeof at, "%08zx: ", ev.offset);
-    out << std::string_view(at) << adreno::describe(ev) << "\n";
+  std::vector<std::byte> inflated;
+  if (adreno::is_gzip(data)) {
+#ifdef HWPC_HAVE_ZLIB
+    auto z = adreno::gunzip(data);
+    if (!z) return fail("adreno", path + ": " + z.error_value().describe(), exit_bad_input);
+    inflated = std::move(*z);
+    data = inflated;
+    if (data.empty()) {
+      return fail("adreno",
+                  path + ": " + make_error(errc::empty_input, 0, "empty after gunzip").describe(),
+                  exit_bad_input);
+    }
+#else
+    return fail("adreno",
+                path + ": " +
+                    make_error(errc::unknown_format, 0,
+                               "gzip-compressed input, and this hwpc was built without zlib "
+                               "(HWPC_WITH_ZLIB / -Dzlib); gunzip it first")
+                        .describe(),
+                exit_bad_input);
+#endif
+  }
+  std::string kind = format;
+  if (kind == "auto") {
+    kind = adreno::rd::looks_like_rd(data) ? "rd" : adreno::looks_like_text(data) ? "hex" : "bin";
+  }
+
+  out_buffer out(stdout);
+  const bool listing = !parsed->has("queries");
+  std::size_t issues = 0;
+  adreno::walk_stats stats;
+  if (kind == "rd") {
+    printer pr(out, listing, path, [](std::size_t o) { return o; });
+    adreno::rd::capture_reader reader(pr);
+    (void)reader.read(data);  // a framing error is also an issue, reported by the printer
+    pr.finish();
+    issues = pr.issues();
+    stats = reader.walk();
+  } else if (kind == "hex") {
+    const std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
+    auto hd = adreno::parse_hex_text(text);
+    if (!hd) return fail("adreno", path + ": " + hd.error_value().describe(), exit_bad_input);
+    const adreno::hex_dwords& h = *hd;
+    printer pr(out, listing, path,
+               [&h, &text](std::size_t o) { return h.text_offset(o, text.size()); });
+    adreno::walker w(pr, nullptr);
+    w.walk(h.bytes, 0, 0);
+    pr.finish();
+    issues = pr.issues();
+    stats = w.stats();
+  } else {
+    printer pr(out, listing, path, [](std::size_t o) { return o; });
+    adreno::walker w(pr, nullptr);
+    w.walk(data, 0, 0);
+    pr.finish();
+    issues = pr.issues();
+    stats = w.stats();
+  }
+  out.flush();
+  if (stats.padding_dwords != 0) {
+    std::fprintf(stderr, "hwpc adreno: %s: note: %llu zero dwords of padding skipped\n",
+                 path.c_str(), static_cast<unsigned long long>(stats.padding_dwords));
+  }
+  if (issues != 0) {
+    std::fprintf(stderr,
+                 "hwpc adreno: %s: %zu problem%s (%llu bytes skipped); the output above is "
+                 "partial\n",
+                 path.c_str(), issues, issues == 1 ? "" : "s",
+                 static_cast<unsigned long long>(stats.skipped_bytes));
+    return exit_bad_input;
   }
   return exit_ok;
 }

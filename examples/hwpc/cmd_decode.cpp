@@ -7,9 +7,12 @@
 // (recognised by its leading VERSION record, with platform and format from
 // its DEVICE_INFO). Losses in the input become rows of their own; no delta is
 // ever computed across one. Files are memory-mapped, never copied.
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -24,10 +27,16 @@
 #include "hwpc/intel/context.hpp"
 #include "hwpc/intel/i915_stream.hpp"
 #include "hwpc/intel/recording.hpp"
+#include "hwpc/intel/rows.hpp"
+#include "hwpc/intel/xe_stream.hpp"
 #include "hwpc/metrics/intel_device.hpp"
+#include "hwpc/output/chrome_json.hpp"
+#include "hwpc/output/csv.hpp"
+#include "hwpc/output/json.hpp"
+#include "hwpc/output/perfetto/trace_writer.hpp"
+#include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
 #include "metric_columns.hpp"
-#include "output.hpp"
 #include "progress.hpp"
 
 namespace hwpc::cli {
@@ -36,23 +45,31 @@ namespace {
 
 const command_spec decode_spec{
     "decode",
-    "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|recording] [FILE] "
-    "[--output csv|json|perfetto] [--summary] [--context ID] [--threads N] "
+    "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|xe-stream|recording] "
+    "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE] "
+    "[--output csv|json|perfetto|chrome-json] [--summary] [--context ID] [--threads N] "
     "[--metrics FILE.xml --set SYMBOL [--device-var NAME=VALUE]...]",
-    "Decodes an OA capture. Each row is one interval: `report` is the index of the later\n"
-    "report (its slot in a raw file, its record number in a stream or recording),\n"
-    "`timestamp` its TIME_STAMP extended to 64 bits, then one column per counter\n"
+    "Decodes an OA capture. Each row is one interval: `report` is the 0-based index of the\n"
+    "later report among all the input's reports (the same in a raw file, a stream and a\n"
+    "recording, and in `hwpc emulate --truth`), `offset` the byte offset of its record in\n"
+    "FILE, `timestamp` its TIME_STAMP extended to 64 bits, then one column per counter\n"
     "(GPU_TICKS, A0.., B0.., C0..) holding the delta over the interval, then `reason`\n"
-    "(RPT_ID report reasons) and `ctx_id`. Reports with a zero RPT_ID were never written\n"
-    "and are skipped. Streams and recordings add a `lost` column: a report-lost,\n"
-    "buffer-lost or overflow record is a row with lost=1, its kind as the reason and empty\n"
-    "deltas, and the next report starts afresh (no delta spans a loss).\n"
+    "(RPT_ID report reasons) and `ctx_id` (the earlier report's CTX_ID: the context the\n"
+    "interval ran in; empty/null when its context-valid bit is clear). Reports with a zero\n"
+    "RPT_ID were never written and are skipped. Streams and recordings add a `lost` column:\n"
+    "a report-lost or buffer-lost record is a row with lost=1, its kind as the reason and\n"
+    "empty deltas, and the next report starts afresh (no delta spans a loss). Whenever a\n"
+    "record was skipped or lost, stderr (and a last `accounting` object in JSON) says where\n"
+    "every record went.\n"
     "A file that starts with a recording VERSION record is read as a recording without\n"
     "--input-kind; its DEVICE_INFO gives platform and format (--platform is used when the\n"
     "device id is unknown). --context keeps the intervals that ran in context ID (Gen8+:\n"
     "the CTX_ID of the earlier report, when its context-valid bit is set).\n"
-    "--output perfetto writes Chrome trace-event JSON for ui.perfetto.dev: one counter\n"
-    "track per counter, at CPU time when a recording correlates it, else GPU time.\n"
+    "--output perfetto writes a native Perfetto trace (protobuf; redirect stdout to a\n"
+    "file.pftrace): counter tracks with units under `raw counters` and the metric set,\n"
+    "values at each interval's end, at CPU time when a recording correlates it, else GPU\n"
+    "time; losses are instant events (docs/perfetto.md). --output chrome-json writes\n"
+    "Chrome trace-event JSON: one counter track per counter.\n"
     "--summary prints one row of totals instead.\n"
     "--metrics FILE.xml --set SYMBOL adds one column per metric of that set of an Intel\n"
     "metric file, computed from each row's deltas (from the totals with --summary).\n"
@@ -60,14 +77,27 @@ const command_spec decode_spec{
     "the timestamp frequency from the platform otherwise; --device-var sets or overrides one.\n"
     "Without FILE, the embedded default capture is decoded: HSW A45_B8_C8 reports made by\n"
     "the built-in OA unit emulator (GT2-like topology: 1 slice, 2 subslices, 20 EUs).\n"
+    "--input-kind xe-stream reads what read() on an Xe OA stream returns: reports back to\n"
+    "back, no record headers. Losses are out of band there (-EIO, then the status ioctl):\n"
+    "--xe-loss OFFSET:STATUS marks one at byte OFFSET of FILE with the oa_status bits\n"
+    "(0x1 report lost, 0x2 buffer overflow, 0x4 counter overflow, 0x8 MMIO trigger queue\n"
+    "full). On Xe platforms --format takes the Xe driver's names (hwpc formats --platform P)\n"
+    "or the packed DRM_XE_OA_PROPERTY_OA_FORMAT value (e.g. 0x00010105 for PEC64u64).\n"
+    "Layouts the public sources only let us infer are decoded only with\n"
+    "--unverified-layouts (hwpc formats marks them).\n"
     "Bad input exits with status 2 and names the byte offset; usage errors exit with 1.",
     {{"platform", "P",
-      "platform: snb ivb vlv hsw bdw chv skl bxt kbl glk cfl cnl icl ehl tgl rkl adl dg1 dg2 mtl"},
+      "platform: snb ivb vlv hsw bdw chv skl bxt kbl glk cfl cnl icl ehl tgl rkl adl dg1 dg2 mtl "
+      "lnl bmg ptl"},
      {"format", "F", "report format name or alias (see `hwpc formats --platform P`)"},
      {"input-kind", "KIND",
-      "raw (back-to-back reports; the default), i915-stream (perf read() records) or "
-      "recording (i915-perf-recorder file; detected without the flag)"},
-     {"output", "FMT", "csv (default), json or perfetto"},
+      "raw (back-to-back reports; the default), i915-stream (perf read() records), "
+      "xe-stream (Xe OA read() data) or recording (i915-perf-recorder file; detected without "
+      "the flag)"},
+     {"xe-loss", "OFFSET:STATUS",
+      "xe-stream: a failed read() at byte OFFSET with drm_xe_oa_stream_status bits STATUS", true},
+     {"unverified-layouts", "", "decode Xe layouts that are inferred, not read in any source"},
+     {"output", "FMT", "csv (default), json, perfetto (native trace) or chrome-json"},
      {"summary", "", "print the totals over the capture as one row"},
      {"context", "ID", "keep only intervals that ran in this context (decimal or 0x hex; Gen8+)"},
      {"threads", "N", "threads for --summary of raw input (default: every core)"},
@@ -79,7 +109,7 @@ const command_spec decode_spec{
     0,
     1};
 
-enum class input_kind { raw, stream, recording };
+enum class input_kind { raw, stream, xe_stream, recording };
 
 struct decode_options {
   std::optional<intel::platform> plat;
@@ -93,326 +123,68 @@ struct decode_options {
   std::optional<std::string> metrics_file;
   std::string metric_set;
   metrics::device_values device_overrides;
+  bool unverified = false;                       // --unverified-layouts
+  std::vector<intel::xe_stream_loss> xe_losses;  // --xe-loss
 };
 
-// What the writers need to know about the capture.
+// What the capture is, once the input has been looked at.
 struct capture_info {
   const intel::report_format* format = nullptr;
+  const intel::xe_format* xe = nullptr;  // the Xe driver's row, when the format is one
   intel::platform plat{};
   input_kind kind = input_kind::raw;
   std::uint64_t frequency = 0;                    // TIME_STAMP Hz
   const intel::time_correlation* time = nullptr;  // recordings only
-  std::optional<intel::context_filter> filter;    // --context
-  std::uint32_t context = 0;
-  metric_columns* metrics = nullptr;  // --metrics
+  intel::row_options rows;                        // --context
 };
 
-// Column names shared by the CSV header, the JSON keys and the summary.
-std::vector<std::string> counter_names(const intel::report_format& f) {
-  std::vector<std::string> names;
-  for (const intel::field* fd : intel::counter_list(f)) names.emplace_back(fd->name);
-  return names;
+// Prints where every record went when something did not become a row.
+void report_accounting(const std::string& file, const accounting& acc) {
+  if (!acc.anything_dropped()) return;
+  std::fprintf(stderr, "hwpc decode: %s: %s\n", file.c_str(), output::describe(acc).c_str());
 }
-
-// Writes a time in nanoseconds as microseconds with three decimals.
-void write_us(out_buffer& out, std::int64_t ns) {
-  if (ns < 0) {
-    out << '-';
-    ns = -ns;
-  }
-  const auto u = static_cast<std::uint64_t>(ns);
-  out << u / 1000 << '.';
-  const auto frac = u % 1000;
-  if (frac < 100) out << '0';
-  if (frac < 10) out << '0';
-  out << frac;
-}
-
-// Receives the decoded stream in order.
-class sink {
- public:
-  virtual ~sink() = default;
-  virtual void interval(const intel::capture_interval& iv) = 0;
-  virtual void lost(const intel::capture_discontinuity& d) = 0;
-  virtual void end(const intel::capture_stats& st) = 0;
-};
-
-class csv_sink final : public sink {
- public:
-  csv_sink(out_buffer& out, const capture_info& c)
-      : out_(out), c_(c), n_(counter_names(*c.format).size()) {
-    has_ctx_ = c.format->first_of(intel::field_kind::ctx_id) != nullptr;
-    out_ << "report,timestamp";
-    for (const auto& n : counter_names(*c.format)) out_ << ',' << std::string_view(n);
-    out_ << ",reason,ctx_id";
-    if (c.metrics != nullptr) {
-      for (const auto& n : c.metrics->names()) out_ << ',' << std::string_view(n);
-    }
-    out_ << (c.kind == input_kind::raw ? "\n" : ",lost\n");
-  }
-  void interval(const intel::capture_interval& iv) override {
-    out_ << std::uint64_t{iv.index} << ',' << iv.timestamp;
-    for (std::uint64_t d : iv.deltas) out_ << ',' << d;
-    out_ << ',' << std::string_view(intel::reason_names(iv.rpt)) << ',';
-    if (has_ctx_) out_ << std::uint64_t{iv.later.ctx_id()};
-    if (c_.metrics != nullptr) {
-      c_.metrics->evaluate(iv.deltas, iv.elapsed_ticks);
-      for (std::size_t j = 0; j < c_.metrics->size(); ++j) {
-        out_ << ',';
-        c_.metrics->write(out_, j);
-      }
-    }
-    out_ << (c_.kind == input_kind::raw ? "\n" : ",0\n");
-  }
-  void lost(const intel::capture_discontinuity& d) override {
-    out_ << std::uint64_t{d.index} << ',';
-    for (std::size_t i = 0; i < n_; ++i) out_ << ',';
-    out_ << ',' << intel::to_string(d.kind) << ',';
-    if (c_.metrics != nullptr) {
-      for (std::size_t j = 0; j < c_.metrics->size(); ++j) out_ << ',';
-    }
-    out_ << ",1\n";
-  }
-  void end(const intel::capture_stats&) override {}
-
- private:
-  out_buffer& out_;
-  const capture_info& c_;
-  std::size_t n_;
-  bool has_ctx_ = false;
-};
-
-class json_sink final : public sink {
- public:
-  json_sink(out_buffer& out, const capture_info& c)
-      : out_(out), c_(c), names_(counter_names(*c.format)) {
-    if (c.metrics != nullptr) metric_names_ = c.metrics->names();
-    has_ctx_ = c.format->first_of(intel::field_kind::ctx_id) != nullptr;
-    out_ << "[";
-  }
-  void interval(const intel::capture_interval& iv) override {
-    next();
-    out_ << "\"report\": " << std::uint64_t{iv.index} << ", \"timestamp\": " << iv.timestamp;
-    for (std::size_t c = 0; c < names_.size(); ++c) {
-      out_ << ", \"" << std::string_view(names_[c]) << "\": " << iv.deltas[c];
-    }
-    out_ << ", \"reason\": ";
-    out_.json_string(intel::reason_names(iv.rpt));
-    out_ << ", \"ctx_id\": ";
-    if (has_ctx_) {
-      out_ << std::uint64_t{iv.later.ctx_id()};
-    } else {
-      out_ << "null";
-    }
-    if (c_.metrics != nullptr) {
-      c_.metrics->evaluate(iv.deltas, iv.elapsed_ticks);
-      for (std::size_t j = 0; j < metric_names_.size(); ++j) {
-        out_ << ", \"" << std::string_view(metric_names_[j]) << "\": ";
-        c_.metrics->write(out_, j);
-      }
-    }
-    out_ << "}";
-  }
-  void lost(const intel::capture_discontinuity& d) override {
-    next();
-    out_ << "\"report\": " << std::uint64_t{d.index} << ", \"offset\": " << std::uint64_t{d.offset}
-         << ", \"lost\": true, \"reason\": ";
-    out_.json_string(intel::to_string(d.kind));
-    out_ << "}";
-  }
-  void end(const intel::capture_stats&) override { out_ << "\n]\n"; }
-
- private:
-  void next() {
-    out_ << (first_ ? "\n  {" : ",\n  {");
-    first_ = false;
-  }
-  out_buffer& out_;
-  const capture_info& c_;
-  std::vector<std::string> names_;
-  std::vector<std::string> metric_names_;
-  bool has_ctx_ = false;
-  bool first_ = true;
-};
-
-// Chrome trace-event JSON: "ph":"C" counter events, one track per counter,
-// each interval's delta placed at the interval's start; losses are instant
-// events and set every track to 0 until reports resume.
-class perfetto_sink final : public sink {
- public:
-  perfetto_sink(out_buffer& out, const capture_info& c, const std::string& file)
-      : out_(out), c_(c), names_(counter_names(*c.format)) {
-    out_ << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
-    out_ << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": ";
-    out_.json_string("hwpc " + std::string(intel::name_of(c.plat)) + " " +
-                     std::string(c.format->name) + ": " + file);
-    out_ << "}}";
-  }
-  void interval(const intel::capture_interval& iv) override {
-    const std::int64_t start = to_ns(iv.timestamp - iv.elapsed_ticks);
-    last_ns_ = to_ns(iv.timestamp);
-    for (std::size_t c = 0; c < names_.size(); ++c) counter(names_[c], start, iv.deltas[c]);
-    if (c_.metrics != nullptr) {
-      c_.metrics->evaluate(iv.deltas, iv.elapsed_ticks);
-      const auto names = c_.metrics->names();
-      for (std::size_t j = 0; j < names.size(); ++j) {
-        out_ << ",\n{\"name\": \"" << std::string_view(names[j])
-             << "\", \"ph\": \"C\", \"pid\": 1, \"ts\": ";
-        write_us(out_, start);
-        out_ << ", \"args\": {\"value\": ";
-        c_.metrics->write(out_, j, true);
-        out_ << "}}";
-      }
-    }
-    open_ = true;
-  }
-  void lost(const intel::capture_discontinuity& d) override {
-    if (open_) {
-      for (const auto& n : names_) counter(n, last_ns_, 0);
-      open_ = false;
-    }
-    out_ << ",\n{\"name\": ";
-    out_.json_string(intel::to_string(d.kind));
-    out_ << ", \"ph\": \"i\", \"s\": \"g\", \"pid\": 1, \"tid\": 1, \"ts\": ";
-    write_us(out_, last_ns_);
-    out_ << ", \"args\": {\"offset\": " << std::uint64_t{d.offset} << "}}";
-  }
-  void end(const intel::capture_stats&) override {
-    if (open_) {
-      for (const auto& n : names_) counter(n, last_ns_, 0);
-    }
-    out_ << "\n]}\n";
-  }
-
- private:
-  // CPU CLOCK_MONOTONIC time when a recording correlates it, else GPU time.
-  std::int64_t to_ns(std::uint64_t ticks) const {
-    if (c_.time != nullptr && !c_.time->empty()) return c_.time->to_cpu(ticks).ns;
-    const std::uint64_t f = c_.frequency != 0 ? c_.frequency : 1;
-    return static_cast<std::int64_t>(ticks / f * 1'000'000'000 + ticks % f * 1'000'000'000 / f);
-  }
-  void counter(const std::string& name, std::int64_t ns, std::uint64_t v) {
-    out_ << ",\n{\"name\": \"" << std::string_view(name)
-         << "\", \"ph\": \"C\", \"pid\": 1, \"ts\": ";
-    write_us(out_, ns);
-    out_ << ", \"args\": {\"value\": " << v << "}}";
-  }
-  out_buffer& out_;
-  const capture_info& c_;
-  std::vector<std::string> names_;
-  std::int64_t last_ns_ = 0;
-  bool open_ = false;
-};
-
-// One row of totals: `intervals` summed, `elapsed_ticks` of TIME_STAMP, one
-// total per counter, the valid and skipped report counts, the losses (streams
-// and recordings), then the metrics computed from the totals.
-struct totals_row {
-  std::uint64_t intervals = 0;
-  std::uint64_t elapsed = 0;
-  std::vector<std::uint64_t> totals;
-  std::uint64_t reports = 0;
-  std::uint64_t skipped_zero = 0;
-  std::optional<std::uint64_t> discontinuities;
-};
-
-void write_totals(out_buffer& out, const capture_info& c, bool json, const totals_row& t) {
-  const auto names = counter_names(*c.format);
-  std::vector<std::string> metric_names;
-  if (c.metrics != nullptr) {
-    metric_names = c.metrics->names();
-    c.metrics->evaluate(t.totals, t.elapsed);
-  }
-  if (json) {
-    out << "{\"intervals\": " << t.intervals << ", \"elapsed_ticks\": " << t.elapsed;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      out << ", \"" << std::string_view(names[i]) << "\": " << t.totals[i];
-    }
-    out << ", \"reports\": " << t.reports << ", \"skipped_zero\": " << t.skipped_zero;
-    if (t.discontinuities) out << ", \"discontinuities\": " << *t.discontinuities;
-    for (std::size_t j = 0; j < metric_names.size(); ++j) {
-      out << ", \"" << std::string_view(metric_names[j]) << "\": ";
-      c.metrics->write(out, j, true);
-    }
-    out << "}\n";
-    return;
-  }
-  out << "intervals,elapsed_ticks";
-  for (const auto& n : names) out << ',' << std::string_view(n);
-  out << ",reports,skipped_zero" << (t.discontinuities ? ",discontinuities" : "");
-  for (const auto& n : metric_names) out << ',' << std::string_view(n);
-  out << '\n' << t.intervals << ',' << t.elapsed;
-  for (std::uint64_t v : t.totals) out << ',' << v;
-  out << ',' << t.reports << ',' << t.skipped_zero;
-  if (t.discontinuities) out << ',' << *t.discontinuities;
-  for (std::size_t j = 0; j < metric_names.size(); ++j) {
-    out << ',';
-    c.metrics->write(out, j);
-  }
-  out << '\n';
-}
-
-// Totals over the intervals kept.
-class summary_sink final : public sink {
- public:
-  summary_sink(out_buffer& out, const capture_info& c, bool json) : out_(out), c_(c), json_(json) {
-    row_.totals.assign(counter_names(*c.format).size(), 0);
-  }
-  void interval(const intel::capture_interval& iv) override {
-    ++row_.intervals;
-    row_.elapsed += iv.elapsed_ticks;
-    for (std::size_t i = 0; i < row_.totals.size(); ++i) row_.totals[i] += iv.deltas[i];
-  }
-  void lost(const intel::capture_discontinuity&) override {}
-  void end(const intel::capture_stats& st) override {
-    row_.reports = st.reports;
-    row_.skipped_zero = st.skipped_zero;
-    if (c_.kind != input_kind::raw) row_.discontinuities = st.discontinuities;
-    write_totals(out_, c_, json_, row_);
-  }
-
- private:
-  out_buffer& out_;
-  const capture_info& c_;
-  bool json_;
-  totals_row row_;
-};
 
 // Raw totals without a context filter: the accumulate() fast path, on
 // `threads` threads (the result does not depend on the count).
-void write_raw_summary(out_buffer& out, const capture_info& c, const intel::report_buffer& buf,
-                       bool json, unsigned threads) {
+accounting write_raw_summary(output::text_buffer& out, const row_schema& schema,
+                             metrics::row_metrics* m, const intel::report_buffer& buf,
+                             intel::generation gen, bool json, unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  intel::accumulation acc = intel::accumulate_parallel(buf, threads);
-  totals_row row;
-  row.intervals = acc.intervals;
-  row.elapsed = acc.elapsed_ticks;
-  row.totals = std::move(acc.totals);
-  row.reports = acc.reports;
-  row.skipped_zero = acc.skipped_zero;
-  write_totals(out, c, json, row);
+  intel::accumulation acc = intel::accumulate_parallel(buf, gen, threads);
+  output::totals t;
+  t.intervals = acc.intervals;
+  t.elapsed = acc.elapsed_ticks;
+  t.counters = acc.totals;
+  t.reports = acc.reports;
+  t.skipped_zero = acc.skipped_zero;
+  if (m != nullptr) {
+    t.metrics.resize(m->size());
+    m->evaluate(t.counters, t.elapsed, t.metrics);
+  }
+  const accounting a = intel::accounting_of(acc);
+  output::write_totals(out, schema, json, t, a.anything_dropped() ? &a : nullptr);
+  return a;
 }
 
-// Feeds every event of `src` through one delta tracker into the sink.
+// Feeds every row of `src` to the writer, metrics filled in on the way.
 template <class Source>
-void drive(const Source& src, const capture_info& c, sink& s, std::size_t total_bytes) {
-  intel::delta_tracker t(*c.format, intel::generation_of(c.plat));
+accounting drive(const Source& src, const capture_info& c, metrics::row_metrics* m,
+                 output::row_writer& w, std::size_t total_bytes) {
   progress bar(total_bytes);
-  for (const intel::capture_event& e : src) {
-    bar.update(e.offset);
-    switch (t.feed(e)) {
-      case intel::delta_step::interval:
-        if (!c.filter || c.filter->matches(t.interval(), c.context)) s.interval(t.interval());
-        break;
-      case intel::delta_step::discontinuity:
-        s.lost(t.discontinuity());
-        break;
-      case intel::delta_step::nothing:
-        break;
-    }
-  }
+  std::vector<cell> cells(m != nullptr ? m->size() : 0);
+  const accounting acc = intel::for_each_row(
+      src, intel::generation_of(c.plat), c.rows,
+      [&](row& r) {
+        if (m != nullptr && !r.lost) {
+          m->evaluate(r.counters, r.end - r.begin, cells);
+          r.metrics = cells;
+        }
+        w.write(r);
+      },
+      [&](std::size_t offset) { bar.update(offset); });
   bar.finish();
-  s.end(t.stats());
+  w.end(acc);
+  return acc;
 }
 
 std::optional<std::uint32_t> parse_u32(const std::string& s) {
@@ -444,17 +216,22 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
       o.kind = input_kind::raw;
     } else if (*kind == "i915-stream") {
       o.kind = input_kind::stream;
+    } else if (*kind == "xe-stream") {
+      o.kind = input_kind::xe_stream;
     } else if (*kind == "recording") {
       o.kind = input_kind::recording;
     } else {
-      fail("decode", "unknown --input-kind '" + *kind + "' (raw, i915-stream or recording)",
+      fail("decode",
+           "unknown --input-kind '" + *kind + "' (raw, i915-stream, xe-stream or recording)",
            exit_usage);
       return std::nullopt;
     }
   }
   if (auto out = a.get("output")) o.output = *out;
-  if (o.output != "csv" && o.output != "json" && o.output != "perfetto") {
-    fail("decode", "unknown --output '" + o.output + "' (csv, json or perfetto)", exit_usage);
+  if (o.output != "csv" && o.output != "json" && o.output != "chrome-json" &&
+      o.output != "perfetto") {
+    fail("decode", "unknown --output '" + o.output + "' (csv, json, chrome-json or perfetto)",
+         exit_usage);
     return std::nullopt;
   }
   o.summary = a.has("summary");
@@ -488,6 +265,24 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     }
     o.device_overrides[v->first] = v->second;
   }
+  o.unverified = a.has("unverified-layouts");
+  for (const auto& l : a.all("xe-loss")) {
+    const auto colon = l.find(':');
+    std::optional<std::uint32_t> at, bits;
+    if (colon != std::string::npos) {
+      at = parse_u32(l.substr(0, colon));
+      bits = parse_u32(l.substr(colon + 1));
+    }
+    if (!at || !bits) {
+      fail("decode", "--xe-loss needs OFFSET:STATUS (numbers), not '" + l + "'", exit_usage);
+      return std::nullopt;
+    }
+    o.xe_losses.push_back({*at, *bits});
+  }
+  if (!o.xe_losses.empty() && o.kind != input_kind::xe_stream) {
+    fail("decode", "--xe-loss goes with --input-kind xe-stream", exit_usage);
+    return std::nullopt;
+  }
   status = exit_ok;
   return o;
 }
@@ -502,6 +297,22 @@ bool resolve_format(const decode_options& o, capture_info& c) {
   }
   c.plat = *o.plat;
   c.format = intel::find_format(*o.plat, *o.format_name);
+  // The Xe driver's table: by name, or by the packed OA_FORMAT property. An
+  // Xe stream always takes its row from there.
+  if (c.format == nullptr || o.kind == input_kind::xe_stream) {
+    c.xe = intel::find_xe_format(*o.plat, *o.format_name);
+    if (c.xe == nullptr) {
+      if (auto packed = parse_u32(*o.format_name)) c.xe = intel::find_xe_format(*o.plat, *packed);
+    }
+    c.format = c.xe != nullptr ? &c.xe->layout : nullptr;
+  }
+  if (c.xe != nullptr && !c.xe->verified && !o.unverified) {
+    fail("decode",
+         "the Xe layout " + std::string(c.xe->name) + " is not verified (" +
+             std::string(c.xe->evidence) + "); --unverified-layouts decodes it anyway",
+         exit_usage);
+    return false;
+  }
   if (c.format == nullptr) {
     const std::string p(intel::name_of(*o.plat));
     fail("decode",
@@ -555,7 +366,9 @@ int cmd_decode(const std::vector<std::string>& args) {
 
   result<mapped_file> file = mapped_file{};
   if (default_bytes.empty()) file = mapped_file::open(opt->file);
-  if (!file && !have_pf && !opt->kind) {  // cannot look for a recording: ask for raw's options
+  // Half of --platform/--format is a usage error whatever the file holds;
+  // with neither, an unreadable input is reported as such.
+  if (!file && !have_pf && !opt->kind && (opt->plat || opt->format_name)) {
     resolve_format(*opt, c);
     return exit_usage;
   }
@@ -597,11 +410,12 @@ int cmd_decode(const std::vector<std::string>& args) {
                       "specific-context mode)",
                   exit_usage);
     }
-    c.filter = intel::context_filter::from_reports();
-    c.context = *opt->context;
+    c.rows.filter = intel::context_filter::from_reports();
+    c.rows.context = *opt->context;
   }
 
-  std::optional<metric_columns> columns;
+  row_schema schema = intel::schema_of(*c.format, c.plat, c.kind != input_kind::raw, c.frequency);
+  std::optional<metrics::row_metrics> columns;
   if (opt->metrics_file) {
     metrics::intel_device dev = device ? *device
                                 : rec  ? metrics::device_of(*rec)
@@ -609,56 +423,96 @@ int cmd_decode(const std::vector<std::string>& args) {
     if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
     metrics::device_values values = metrics::to_device_values(dev);
     for (const auto& [name, v] : opt->device_overrides) values[name] = v;
-    auto m = metric_columns::load(*opt->metrics_file, opt->metric_set, *c.format, values);
+    auto m = load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values);
     if (!m) {
-      // A file that cannot be read or parsed is bad input; a set, variable
-      // or counter that does not fit the capture is a usage error.
-      const errc code = m.error_value().code;
-      const bool input = code == errc::io || code == errc::syntax || code == errc::out_of_range;
+      // A name that the capture or the command line does not supply (a set,
+      // a variable, a counter) is a usage error; anything wrong in the file
+      // itself (unreadable, malformed, a cycle, a counter without a symbol
+      // name) is bad input.
+      const bool usage = m.error_value().code == errc::unknown_name;
       return fail("decode", "--metrics: " + m.error_value().describe(),
-                  input ? exit_bad_input : exit_usage);
+                  usage ? exit_usage : exit_bad_input);
+    }
+    for (const auto& d : m->dropped()) {
+      std::fprintf(stderr, "hwpc decode: --metrics: %s\n", metrics::describe(d).c_str());
     }
     columns.emplace(std::move(*m));
-    c.metrics = &*columns;
+    schema.metrics = columns->columns();
   }
+  metrics::row_metrics* mc = columns ? &*columns : nullptr;
 
-  out_buffer out(stdout);
+  if (opt->output == "perfetto" && !opt->summary && ::isatty(STDOUT_FILENO) != 0) {
+    return fail("decode", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
+  }
+  output::text_buffer out(stdout);
   const bool json = opt->output == "json";
-  std::optional<summary_sink> summary;
-  std::optional<csv_sink> csv;
-  std::optional<json_sink> js;
-  std::optional<perfetto_sink> pf;
-  sink* s = nullptr;
-  auto choose_sink = [&]() -> sink& {
-    if (opt->summary) return summary.emplace(out, c, json);
-    if (json) return js.emplace(out, c);
-    if (opt->output == "perfetto") return pf.emplace(out, c, opt->file);
-    return csv.emplace(out, c);
+  std::optional<output::summary_writer> summary;
+  std::optional<output::csv_writer> csv;
+  std::optional<output::json_writer> js;
+  std::optional<output::chrome_json_writer> chrome;
+  std::optional<output::perfetto::trace_writer> trace;
+  auto choose_writer = [&]() -> output::row_writer& {
+    if (opt->summary) {
+      output::summary_writer::metric_fn totals_metrics;
+      if (mc != nullptr) {
+        totals_metrics = [mc](std::span<const std::uint64_t> t, std::uint64_t elapsed,
+                              std::vector<cell>& cells) {
+          cells.resize(mc->size());
+          mc->evaluate(t, elapsed, cells);
+        };
+      }
+      return summary.emplace(out, schema, json, std::move(totals_metrics));
+    }
+    if (json) return js.emplace(out, schema);
+    if (opt->output == "perfetto" || opt->output == "chrome-json") {
+      std::function<std::int64_t(std::uint64_t)> to_ns;
+      // CPU CLOCK_MONOTONIC time when a recording correlates it, else GPU time.
+      if (c.time != nullptr && !c.time->empty()) {
+        const intel::time_correlation* t = c.time;
+        to_ns = [t](std::uint64_t ticks) { return t->to_cpu(ticks).ns; };
+      }
+      const std::string title = "hwpc " + std::string(intel::name_of(c.plat)) + " " +
+                                std::string(c.format->name) + ": " + opt->file;
+      if (opt->output == "perfetto") {
+        return trace.emplace(out, schema, title, opt->metric_set, std::move(to_ns));
+      }
+      return chrome.emplace(out, schema, title, std::move(to_ns));
+    }
+    return csv.emplace(out, schema);
   };
 
+  accounting acc;
   if (c.kind == input_kind::raw) {
     auto buf = intel::report_buffer::make(bytes, *c.format);
     if (!buf) return bad(buf.error_value());
-    if (opt->summary && !c.filter) {
-      write_raw_summary(out, c, *buf, json, opt->threads);
-      return exit_ok;
+    if (opt->summary && !c.rows.filter) {
+      acc = write_raw_summary(out, schema, mc, *buf, intel::generation_of(c.plat), json,
+                              opt->threads);
+    } else {
+      acc = drive(intel::raw_capture(*buf), c, mc, choose_writer(), bytes.size());
     }
-    s = &choose_sink();
-    drive(intel::raw_capture(*buf), c, *s, bytes.size());
-    return exit_ok;
-  }
-
-  std::optional<intel::i915_stream> stream;
-  if (c.kind == input_kind::stream) {
+  } else if (c.kind == input_kind::xe_stream) {
+    auto st = intel::xe_stream::make(bytes, *c.xe, opt->xe_losses);
+    if (!st) return bad(st.error_value());
+    acc = drive(*st, c, mc, choose_writer(), bytes.size());
+  } else if (c.kind == input_kind::stream) {
     auto st = intel::i915_stream::make(bytes, *c.format);
     if (!st) return bad(st.error_value());
-    stream.emplace(std::move(*st));
-  }
-  s = &choose_sink();
-  if (stream) {
-    drive(*stream, c, *s, bytes.size());
+    c.rows.unknown_records = st->unknown_records();
+    acc = drive(*st, c, mc, choose_writer(), bytes.size());
   } else {
-    drive(*rec, c, *s, bytes.size());
+    c.rows.unknown_records = rec->unknown_records();
+    acc = drive(*rec, c, mc, choose_writer(), bytes.size());
+  }
+  out.flush();
+  report_accounting(opt->file, acc);
+  // Reports were there but every one has RPT_ID 0, which the OA unit never
+  // writes (a zeroed file, a wrong offset): bad input, not an empty table.
+  if (acc.reports != 0 && acc.skipped_zero == acc.reports) {
+    return fail("decode",
+                opt->file + ": all " + std::to_string(acc.reports) +
+                    " reports have RPT_ID 0 (slots the OA unit never wrote); nothing to decode",
+                exit_bad_input);
   }
   return exit_ok;
 }

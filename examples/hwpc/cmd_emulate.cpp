@@ -11,6 +11,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/emu.hpp"
+#include "hwpc/metrics/xml_loader.hpp"
 
 namespace hwpc::cli {
 
@@ -20,7 +21,7 @@ const command_spec emulate_spec{
     "emulate",
     "hwpc emulate --platform P --format F [--exponent E] [--reports N] [--seed S]\n"
     "             [--faults LIST] --output-kind raw|i915-stream|recording --out FILE\n"
-    "             [--truth TRUTH.csv]",
+    "             [--truth TRUTH.csv] [--metrics FILE.xml --set SYMBOL]",
     "Emulates an OA unit under a seeded workload and writes what a profiler would capture.\n"
     "--truth writes the exact counter increments between consecutive reports of that\n"
     "output (columns report,timestamp,GPU_TICKS,A..,B..,C..), which decoding the output\n"
@@ -39,7 +40,9 @@ const command_spec emulate_spec{
      {"overrun-disable", "", "OABUFFER overrun disabled: stop reporting when full"},
      {"output-kind", "KIND", "raw, i915-stream or recording"},
      {"out", "FILE", "where to write the capture"},
-     {"truth", "FILE", "where to write the truth CSV"}},
+     {"truth", "FILE", "where to write the truth CSV"},
+     {"metrics", "FILE.xml", "recording: name this file's set (--set) in DEVICE_INFO"},
+     {"set", "SYMBOL", "the set's symbol_name; its oa_format, if any, is the default --format"}},
     0,
     0};
 
@@ -66,7 +69,22 @@ int cmd_emulate(const std::vector<std::string>& args) {
   auto a = parse(emulate_spec, args, status);
   if (!a) return status;
   const auto plat = a->get("platform");
-  const auto fmt = a->get("format");
+  auto fmt = a->get("format");
+  // --metrics/--set: the recording names a real set (IGT's reader finds it).
+  emu::recording_identity identity;
+  if (a->get("metrics") || a->get("set")) {
+    if (!a->get("metrics") || !a->get("set")) {
+      return fail("emulate", "--metrics and --set go together", exit_usage);
+    }
+#ifdef HWPC_HAVE_PUGIXML
+    auto set = metrics::find_xml_set(*a->get("metrics"), *a->get("set"));
+    if (!set) return fail("emulate", "--metrics: " + set.error_value().describe(), exit_usage);
+    identity = {set->symbol_name, set->hw_config_guid};
+    if (!fmt && !set->oa_format.empty()) fmt = set->oa_format;
+#else
+    return fail("emulate", "--metrics needs pugixml: rebuild with libpugixml-dev", exit_usage);
+#endif
+  }
   const auto kind = a->get("output-kind");
   const auto out = a->get("out");
   if (!plat || !fmt || !kind || !out) {
@@ -119,7 +137,7 @@ int cmd_emulate(const std::vector<std::string>& args) {
 
   auto cap = emu::emulate(c);
   if (!cap) return fail("emulate", cap.error_value().describe(), exit_bad_input);
-  auto bytes = emu::output_bytes(*cap, k);
+  auto bytes = emu::output_bytes(*cap, k, identity);
   if (!bytes) return fail("emulate", bytes.error_value().describe(), exit_bad_input);
   if (!write_file(*out, bytes->data(), bytes->size())) {
     return fail("emulate", "cannot write " + *out, exit_bad_input);

@@ -5,6 +5,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/intel/formats.hpp"
+#include "hwpc/intel/formats_xe.hpp"
 #include "output.hpp"
 
 namespace hwpc::cli {
@@ -15,7 +16,10 @@ const command_spec formats_spec{
     "formats",
     "hwpc formats [--json] [--platform P]",
     "Lists every Intel OA report format hwpc decodes: names, platforms, OACONTROL counter\n"
-    "select, i915 uapi id, size and fields (byte offset, width, 40-bit high byte).",
+    "select, i915 uapi id, size and fields (byte offset, width, 40-bit high byte).\n"
+    "Then the Xe driver's formats: packed DRM_XE_OA_PROPERTY_OA_FORMAT value, IGT's\n"
+    "format number, and whether the layout is verified (read in public sources) or only\n"
+    "inferred (decoded only with `hwpc decode --unverified-layouts`).",
     {{"json", "", "print a JSON array instead of a table"},
      {"platform", "P", "only formats available on platform P (hsw, skl, tgl, ...)"}},
     0,
@@ -24,8 +28,7 @@ const command_spec formats_spec{
 void print_json(out_buffer& out, std::optional<intel::platform> only) {
   out << "[";
   bool first = true;
-  for (const auto& f : intel::all_formats) {
-    if (only && !f.on(*only)) continue;
+  auto one = [&](const intel::report_format& f, const intel::xe_format* xe) {
     out << (first ? "\n  {" : ",\n  {");
     first = false;
     out << "\"name\": ";
@@ -56,7 +59,20 @@ void print_json(out_buffer& out, std::optional<intel::platform> only) {
       if (fd.bits == 40) out << ", \"high_byte_offset\": " << std::uint64_t{fd.high_byte_offset};
       out << "}";
     }
-    out << "]}";
+    out << "]";
+    if (xe != nullptr) {
+      out << ", \"driver\": \"xe\", \"xe_oa_format\": " << xe->key.pack()
+          << ", \"igt_id\": " << static_cast<std::uint64_t>(xe->igt_id)
+          << ", \"verified\": " << (xe->verified ? "true" : "false") << ", \"evidence\": ";
+      out.json_string(xe->evidence);
+    }
+    out << "}";
+  };
+  for (const auto& f : intel::all_formats) {
+    if (!only || f.on(*only)) one(f, nullptr);
+  }
+  for (const auto& x : intel::xe_formats) {
+    if (!only || x.on(*only)) one(x.layout, &x);
   }
   out << "\n]\n";
 }
@@ -72,6 +88,23 @@ void print_table(out_buffer& out, std::optional<intel::platform> only) {
                   std::string(f.name).c_str(), static_cast<unsigned>(f.counter_select),
                   f.uapi_id < 0 ? "-" : std::to_string(f.uapi_id).c_str(),
                   static_cast<unsigned>(f.size), f.counter_count(), plats.c_str());
+    out << std::string_view(line);
+  }
+  bool header = false;
+  for (const auto& x : intel::xe_formats) {
+    if (only && !x.on(*only)) continue;
+    if (!header) out << "Xe driver formats (DRM_XE_OA_PROPERTY_OA_FORMAT):\n";
+    header = true;
+    std::string plats;
+    for (auto p : x.layout.platforms) {
+      plats += (plats.empty() ? "" : ",") + std::string(intel::name_of(p));
+    }
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%-24s xe=0x%08llx igt=%-2d size=%-3u counters=%-2zu %-10s platforms=%s\n",
+                  std::string(x.name).c_str(), static_cast<unsigned long long>(x.key.pack()),
+                  x.igt_id, static_cast<unsigned>(x.layout.size), x.layout.counter_count(),
+                  x.verified ? "verified" : "unverified", plats.c_str());
     out << std::string_view(line);
   }
 }

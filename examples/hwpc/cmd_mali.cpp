@@ -1,18 +1,27 @@
-// hwpc mali: decode one Mali-G72 hardware-counter sample and print its summed
-// counters and the counter guide's derived values as CSV.
-#include <charconv>
+// hwpc mali: decode a capture of Mali hardware-counter samples (kbase vinstr or
+// kinstr_prfcnt) for any GPU of Arm's counter database and write one row per
+// sample through the shared writers (CSV, JSON, Chrome trace JSON, or one row
+// of totals): every counter of the GPU's table summed over its block
+// instances and, with --bus-width-bits, the derived counters (the Mali-G72
+// guide's or Arm's database's). Rows are written as samples are decoded
+// (memory does not grow with the capture).
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/mali.hpp"
+#include "hwpc/mali/rows.hpp"
+#include "hwpc/output/chrome_json.hpp"
+#include "hwpc/output/csv.hpp"
+#include "hwpc/output/json.hpp"
+#include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
 
 namespace hwpc::cli {
@@ -21,96 +30,253 @@ namespace {
 
 const command_spec mali_spec{
     "mali",
-    "hwpc mali --l2-slices N --core-mask M --bus-width-bits B FILE",
-    "Decodes FILE as one Mali-G72 hardware-counter sample (kbase vinstr, non-v4 layout:\n"
-    "front-end, tiler, one memory block per L2 slice, one shader-core block per core-mask\n"
-    "bit) and prints CSV: every G72 counter summed over its block type, then every\n"
-    "derived counter of the Mali-G72 counter guide. Columns: kind,name,where,units,value\n"
-    "(where: block:index for counters, the guide section for metrics).\n"
-    "Malformed samples exit with status 2 and the byte offset.",
-    {{"l2-slices", "N", "number of L2 slices (memory blocks)"},
+    "hwpc mali --gpu NAME|GPU_ID [--reader vinstr|kinstr] --l2-slices N --core-mask M FILE\n"
+    "       hwpc mali --list-gpus\n"
+    "       hwpc mali emulate --help",
+    "Decodes FILE, a sequence of Mali hardware-counter samples, and prints one row per sample\n"
+    "(CSV, JSON or Chrome trace JSON; the rows of hwpc decode). --reader vinstr (default\n"
+    "for files without a header): consecutive vinstr samples (non-v4 order: front-end,\n"
+    "tiler, one memory block per L2 slice, one shader-core block per core-mask bit; 64 u32\n"
+    "values per block). --reader kinstr: the kinstr_prfcnt buffer as the kernel maps it\n"
+    "(metadata lists, u64 values at their values offsets). A file that starts with an hwpc\n"
+    "Mali capture header (HWPCMALI; docs/mali.md) names its reader, GPU_ID, L2 slices and\n"
+    "core mask itself; options may repeat them but not contradict them.\n"
+    "CSV columns: report (sample index),offset,timestamp (end, ns),every counter of the GPU's\n"
+    "table summed over its block instances,reason,ctx_id (empty), then with --bus-width-bits\n"
+    "the derived counters (Mali-G72: the counter guide's; other GPUs or --derived database:\n"
+    "Arm's database's, those that do not need the sample's duration).\n"
+    "The GPU is never guessed: --gpu takes any name from Arm's ProductInfo (mali-g78, G78,\n"
+    "Immortalis-G925) or a raw GPU_ID (32- or 64-bit form). Malformed input exits with\n"
+    "status 2 and the byte offset.",
+    {{"gpu", "NAME|GPU_ID", "the GPU the capture was taken on (required)"},
+     {"reader", "vinstr|kinstr", "the kernel reader that produced FILE (default vinstr)"},
+     {"l2-slices", "N", "number of L2 slices (memory blocks)"},
      {"core-mask", "M", "shader core mask, decimal or 0x hex (e.g. 0xb: cores 0, 1, 3)"},
-     {"bus-width-bits", "B", "external bus width in bits, for the byte counts (e.g. 128)"},
-     {"counters-only", "", "print the summed counters only"}},
-    1,
+     {"core-index", "dense|sparse",
+      "kinstr shader-core block numbering: dense (default) or by core-mask bit (older kbase)"},
+     {"bus-width-bits", "B", "external bus width in bits: adds the derived counters"},
+     {"derived", "guide|database",
+      "which derived counters: the Mali-G72 guide's (default on the G72) or Arm's database's"},
+     {"counters-only", "", "no derived counters"},
+     {"output", "csv|json|chrome-json", "output format (default csv)"},
+     {"summary", "", "one row: every sample's counters totalled, derived counters of the totals"},
+     {"list-gpus", "", "list every GPU (product id, names, layout, readers) and exit"}},
+    0,
     1};
 
-std::optional<std::uint64_t> parse_u64(std::string_view s) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
+int list_gpus() {
+  std::printf("product_id,name,aliases,architecture,layout,values_per_block,readers\n");
+  for (const mali::gpu_product& p : mali::gpus::products) {
+    std::string aliases;
+    for (const mali::gpu_alias& a : mali::gpus::aliases) {
+      if (a.product_id != p.product_id || a.name == p.name) continue;
+      aliases += (aliases.empty() ? "" : " ") + std::string(a.name);
+    }
+    std::printf("0x%04" PRIx32 ",%.*s,%s,%.*s,%.*s,%u,%s\n", p.product_id,
+                static_cast<int>(p.name.size()), p.name.data(), aliases.c_str(),
+                static_cast<int>(p.architecture.size()), p.architecture.data(),
+                static_cast<int>(p.table->key.size()), p.table->key.data(),
+                static_cast<unsigned>(p.table->values_per_block),
+                p.table->values_per_block == mali::counters_per_block ? "vinstr kinstr" : "kinstr");
   }
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc{} || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
-
-void print_value(expr::value v) {
-  if (v.is_u64()) {
-    std::printf("%" PRIu64 "\n", v.bits);
-  } else {
-    std::printf("%.17g\n", v.as_double());
-  }
+  return exit_ok;
 }
 
 }  // namespace
 
 int cmd_mali(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "emulate") {
+    return cmd_mali_emulate(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
   int status = exit_ok;
   const auto parsed = parse(mali_spec, args, status);
   if (!parsed) return status;
+  if (parsed->has("list-gpus")) return list_gpus();
+  if (parsed->positional.size() != 1) return fail("mali", "expected one FILE", exit_usage);
 
+  // Options first (usage errors before any file is touched), then the file:
+  // a capture file's header supplies what the options leave out and must
+  // agree with what they give.
+  const std::string reader_text = parsed->get("reader").value_or("");
+  if (!reader_text.empty() && reader_text != "vinstr" && reader_text != "kinstr") {
+    return fail("mali", "--reader: expected vinstr or kinstr", exit_usage);
+  }
+  const std::string core_index = parsed->get("core-index").value_or("dense");
+  if (core_index != "dense" && core_index != "sparse") {
+    return fail("mali", "--core-index: expected dense or sparse", exit_usage);
+  }
+  const mali::core_index cores =
+      core_index == "dense" ? mali::core_index::dense : mali::core_index::sparse;
+  const mali::gpu_product* gpu_opt = nullptr;
+  if (const auto text = parsed->get("gpu")) {
+    const auto gpu = mali::find_gpu(*text);
+    if (!gpu) return fail("mali", "--gpu: " + gpu.error_value().describe(), exit_usage);
+    gpu_opt = *gpu;
+  }
   std::optional<std::uint64_t> numbers[3];
   const char* names[3] = {"l2-slices", "core-mask", "bus-width-bits"};
   for (int i = 0; i < 3; ++i) {
-    const auto text = parsed->get(names[i]);
-    if (!text) return fail("mali", std::string("--") + names[i] + " is required", exit_usage);
-    numbers[i] = parse_u64(*text);
-    if (!numbers[i]) {
-      return fail("mali", std::string("--") + names[i] + ": not a number: '" + *text + "'",
-                  exit_usage);
+    if (const auto text = parsed->get(names[i])) {
+      numbers[i] = parse_mali_number(*text);
+      if (!numbers[i]) {
+        return fail("mali", std::string("--") + names[i] + ": not a number", exit_usage);
+      }
     }
   }
-  if (*numbers[0] > mali::max_l2_slices || *numbers[2] > 0xffffffffu) {
-    return fail("mali", "--l2-slices or --bus-width-bits out of range", exit_usage);
+  if (numbers[0] && *numbers[0] > mali::max_l2_slices) {
+    return fail("mali", "--l2-slices: at most 64", exit_usage);
   }
-  const mali::sample_layout layout{static_cast<std::uint32_t>(*numbers[0]), *numbers[1]};
+  if (numbers[2] && *numbers[2] > 0xffffffffu) {
+    return fail("mali", "--bus-width-bits: out of range", exit_usage);
+  }
+
+  const std::string& path = parsed->positional[0];
+  auto file = mapped_file::open(path);
+  if (!file) return fail("mali", file.error_value().describe(), exit_bad_input);
+  std::span<const std::byte> payload = file->bytes();
+  std::size_t base = 0;
+  std::optional<mali::capture_header> header;
+  if (mali::is_capture_file(payload)) {
+    auto h = mali::capture_header::parse(payload);
+    if (!h) return fail("mali", path + ": " + h.error_value().describe(), exit_bad_input);
+    header = *h;
+    payload = h->payload(payload);
+    base = mali::capture_header_bytes;
+  }
+
+  const mali::gpu_product* gpu = gpu_opt;
+  if (header && header->gpu_id != 0) {
+    auto g = mali::find_gpu_by_id(header->gpu_id);
+    if (!g) return fail("mali", path + ": header: " + g.error_value().describe(), exit_bad_input);
+    if (gpu_opt && gpu_opt->product_id != (*g)->product_id) {
+      return fail("mali",
+                  "--gpu " + std::string(gpu_opt->name) + " contradicts the capture's GPU_ID " +
+                      to_hex(header->gpu_id) + " (" + std::string((*g)->name) + ")",
+                  exit_usage);
+    }
+    gpu = *g;
+  }
+  if (!gpu) {
+    return fail("mali",
+                "--gpu is required: vinstr and kinstr_prfcnt samples do not say which GPU took "
+                "them (hwpc mali --list-gpus lists the names)",
+                exit_usage);
+  }
+  const mali::gpu_table& table = *gpu->table;
+
+  std::string reader = reader_text;
+  if (header) {
+    const std::string from_file = header->reader == mali::reader_kind::vinstr ? "vinstr" : "kinstr";
+    if (!reader.empty() && reader != from_file) {
+      return fail("mali", "--reader " + reader + " contradicts the capture (" + from_file + ")",
+                  exit_usage);
+    }
+    reader = from_file;
+  }
+  if (reader.empty()) reader = "vinstr";
+  if (reader == "vinstr" && table.values_per_block != mali::counters_per_block) {
+    return fail("mali",
+                std::string(gpu->name) + " has " + std::to_string(table.values_per_block) +
+                    "-value blocks, which the vinstr reader cannot deliver (use --reader kinstr)",
+                exit_usage);
+  }
+
+  mali::sample_layout layout;
+  for (int i = 0; i < 2; ++i) {
+    if (header) {
+      const std::uint64_t from_file =
+          i == 0 ? std::uint64_t{header->layout.l2_slices} : header->layout.core_mask;
+      if (numbers[i] && *numbers[i] != from_file) {
+        return fail("mali",
+                    std::string("--") + names[i] + " contradicts the capture (" +
+                        std::to_string(from_file) + ")",
+                    exit_usage);
+      }
+      numbers[i] = from_file;
+    }
+    if (!numbers[i]) return fail("mali", std::string("--") + names[i] + " is required", 1);
+  }
+  layout.l2_slices = static_cast<std::uint32_t>(*numbers[0]);
+  layout.core_mask = *numbers[1];
   if (auto ok = layout.validate(); !ok) {
     return fail("mali", ok.error_value().describe(), exit_usage);
   }
-  auto ev = mali::g72_evaluator::create(layout, static_cast<std::uint32_t>(*numbers[2]));
-  if (!ev) return fail("mali", ev.error_value().describe(), exit_usage);
 
-  auto file = mapped_file::open(parsed->positional[0]);
-  if (!file) return fail("mali", file.error_value().describe(), exit_bad_input);
-  auto s = mali::sample::parse(layout, file->bytes());
-  if (!s) {
-    return fail("mali", parsed->positional[0] + ": " + s.error_value().describe(), exit_bad_input);
+  // Derived counters: with --bus-width-bits (a constant the samples do not
+  // carry). The G72 guide's by default on the Mali-G72, Arm's database's
+  // otherwise or with --derived database.
+  const std::string derived =
+      parsed->get("derived").value_or(&table == &mali::gpus::g72 ? "guide" : "database");
+  if (derived != "guide" && derived != "database") {
+    return fail("mali", "--derived: expected guide or database", exit_usage);
+  }
+  if (derived == "guide" && &table != &mali::gpus::g72) {
+    return fail("mali", "--derived guide: the counter guide's expressions are the Mali-G72's", 1);
+  }
+  std::optional<mali::evaluator> metrics;
+  if (numbers[2] && !parsed->has("counters-only")) {
+    const auto bits = static_cast<std::uint32_t>(*numbers[2]);
+    auto ev = derived == "guide"
+                  ? mali::evaluator::create(table, mali::g72_metric_set(),
+                                            mali::g72_streamline_counters, layout, bits)
+                  : mali::evaluator::database(table, layout, bits);
+    if (!ev) return fail("mali", ev.error_value().describe(), exit_usage);
+    metrics.emplace(std::move(*ev));
   }
 
-  std::printf("kind,name,where,units,value\n");
-  const mali::block_sums sums = s->sums();
-  for (const mali::hw_counter& c : mali::g72_counters) {
-    const std::string_view block = to_string(c.id.block);
-    std::printf("counter,%.*s,%.*s:%u,,%" PRIu64 "\n", static_cast<int>(c.name.size()),
-                c.name.data(), static_cast<int>(block.size()), block.data(),
-                static_cast<unsigned>(c.id.index), sums[c.id]);
+  const std::string output_kind = parsed->get("output").value_or("csv");
+  if (output_kind != "csv" && output_kind != "json" && output_kind != "chrome-json") {
+    return fail("mali", "--output: expected csv, json or chrome-json", exit_usage);
   }
-  if (parsed->has("counters-only")) return exit_ok;
+  const bool timed = reader == "kinstr" || header.has_value();
+  mali::row_builder builder(*gpu, metrics ? &*metrics : nullptr, timed);
+  const row_schema& schema = builder.schema();
+  output::text_buffer out(stdout);
+  const bool json = output_kind == "json";
+  std::optional<output::summary_writer> summary;
+  std::optional<output::csv_writer> csv;
+  std::optional<output::json_writer> js;
+  std::optional<output::chrome_json_writer> chrome;
+  std::optional<error> metric_error;
+  output::row_writer* w = nullptr;
+  if (parsed->has("summary")) {
+    output::summary_writer::metric_fn totals_metrics;
+    if (metrics) {
+      totals_metrics = [&](std::span<const std::uint64_t> t, std::uint64_t,
+                           std::vector<cell>& cells) {
+        if (auto ok = builder.metrics_of(t, cells); !ok) metric_error = ok.error_value();
+      };
+    }
+    w = &summary.emplace(out, schema, json, std::move(totals_metrics));
+  } else if (json) {
+    w = &js.emplace(out, schema);
+  } else if (output_kind == "chrome-json") {
+    w = &chrome.emplace(out, schema, "hwpc mali " + schema.source + ": " + path);
+  } else {
+    w = &csv.emplace(out, schema);
+  }
 
-  std::vector<expr::value> out(ev->size());
-  if (auto r = ev->evaluate(sums, out); !r) {
-    return fail("mali", r.error_value().describe(), exit_bad_input);
+  auto write_row = [&](const row& r) { w->write(r); };
+  result<accounting> acc = accounting{};
+  if (reader == "vinstr") {
+    auto cap = mali::vinstr_capture::make(table, layout, payload, base, header.has_value());
+    if (!cap) return fail("mali", path + ": " + cap.error_value().describe(), exit_bad_input);
+    acc = mali::for_each_row(*cap, builder, write_row);
+  } else {
+    auto rd = mali::kinstr_reader::make(table, layout, payload, base, cores);
+    if (!rd) return fail("mali", path + ": " + rd.error_value().describe(), exit_bad_input);
+    acc = mali::for_each_row(*rd, builder, write_row);
+    if (acc && acc->reports == 0) {
+      return fail("mali", path + ": no sample in the buffer", exit_bad_input);
+    }
   }
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const mali::guide_expression& e = mali::g72_guide_expressions[i];
-    std::printf("metric,%.*s,%.*s,%.*s,", static_cast<int>(e.symbol.size()), e.symbol.data(),
-                static_cast<int>(e.section.size()), e.section.data(),
-                static_cast<int>(e.units.size()), e.units.data());
-    print_value(out[i]);
+  if (!acc) {
+    out.flush();  // the rows before the error stay printed
+    return fail("mali", path + ": " + acc.error_value().describe(), exit_bad_input);
   }
+  w->end(*acc);
+  out.flush();
+  if (metric_error) return fail("mali", metric_error->describe(), exit_bad_input);
   return exit_ok;
 }
 

@@ -22,10 +22,16 @@ namespace hwpc::cli {
 
 class mapped_file {
  public:
+  // Only regular files: a FIFO (or a terminal, a socket) is refused before it
+  // is opened, since opening a FIFO with no writer blocks forever. The open
+  // itself is non-blocking in case the path is swapped for a FIFO in between,
+  // and the descriptor is checked again.
   static result<mapped_file> open(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return io_error(path, "cannot open");
     struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return io_error(path, "cannot open");
+    if (!S_ISREG(st.st_mode)) return not_regular(path, st);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return io_error(path, "cannot open");
     if (::fstat(fd, &st) != 0) {
       auto e = io_error(path, "cannot stat");
       ::close(fd);
@@ -33,7 +39,7 @@ class mapped_file {
     }
     if (!S_ISREG(st.st_mode)) {
       ::close(fd);
-      return make_error(errc::io, 0, path + ": not a regular file");
+      return not_regular(path, st);
     }
     mapped_file m;
     m.size_ = static_cast<std::size_t>(st.st_size);
@@ -69,6 +75,15 @@ class mapped_file {
   byte_span bytes() const noexcept { return {static_cast<const std::byte*>(data_), size_}; }
 
  private:
+  static error not_regular(const std::string& path, const struct stat& st) {
+    const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return error{errc::io, 0, path + ": " + what + ", not a regular file: give a capture file",
+                 error_anchor::none};
+  }
   static error io_error(const std::string& path, const char* what) {
     return make_error(errc::io, 0, path + ": " + what + ": " + std::strerror(errno));
   }

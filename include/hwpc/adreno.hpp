@@ -3,7 +3,16 @@
 #pragma once
 
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/explain.hpp"
+#include "hwpc/adreno/fields.hpp"
+#include "hwpc/adreno/gzip.hpp"
+#include "hwpc/adreno/hex_text.hpp"
 #include "hwpc/adreno/interp.hpp"
+#include "hwpc/adreno/names.hpp"
+#include "hwpc/adreno/perfcounters.hpp"
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/queries.hpp"
+#include "hwpc/adreno/rd.hpp"
+#include "hwpc/adreno/rd_capture.hpp"
 #include "hwpc/adreno/recognise.hpp"
+#include "hwpc/adreno/walk.hpp"

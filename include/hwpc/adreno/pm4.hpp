@@ -14,17 +14,24 @@
 #include <string>
 #include <string_view>
 
+#include "hwpc/adreno/names.hpp"
 #include "hwpc/core/error.hpp"
 #include "hwpc/core/hex.hpp"
 
 namespace hwpc::adreno {
 
-// Opcodes of type-7 packets used by the A5xx query sequences.
+// Opcodes of type-7 packets that hwpc decodes by field (names.hpp names all).
 namespace op {
+inline constexpr std::uint32_t cp_nop = 0x10;
 inline constexpr std::uint32_t cp_wait_mem_writes = 0x12;
 inline constexpr std::uint32_t cp_wait_for_idle = 0x26;
 inline constexpr std::uint32_t cp_wait_reg_mem = 0x3c;
 inline constexpr std::uint32_t cp_mem_write = 0x3d;
+inline constexpr std::uint32_t cp_reg_to_mem = 0x3e;
+inline constexpr std::uint32_t cp_indirect_buffer_pfd = 0x37;
+inline constexpr std::uint32_t cp_cond_indirect_buffer_pfe = 0x3a;
+inline constexpr std::uint32_t cp_indirect_buffer = 0x3f;  // CP_INDIRECT_BUFFER_PFE
+inline constexpr std::uint32_t cp_indirect_buffer_chain = 0x57;
 inline constexpr std::uint32_t cp_event_write = 0x46;
 inline constexpr std::uint32_t cp_mem_to_mem = 0x73;
 }  // namespace op
@@ -154,23 +161,9 @@ inline result<header> parse_header(std::uint32_t dw, std::size_t offset) {
       std::move(msg));
 }
 
+// The A5xx name of a type-7 opcode (names.hpp), or empty.
 constexpr std::string_view opcode_name(std::uint32_t opcode) noexcept {
-  switch (opcode) {
-    case op::cp_wait_mem_writes:
-      return "CP_WAIT_MEM_WRITES";
-    case op::cp_wait_for_idle:
-      return "CP_WAIT_FOR_IDLE";
-    case op::cp_wait_reg_mem:
-      return "CP_WAIT_REG_MEM";
-    case op::cp_mem_write:
-      return "CP_MEM_WRITE";
-    case op::cp_event_write:
-      return "CP_EVENT_WRITE";
-    case op::cp_mem_to_mem:
-      return "CP_MEM_TO_MEM";
-    default:
-      return {};
-  }
+  return a5xx_opcode_name(opcode);
 }
 
 constexpr std::string_view register_name(std::uint32_t r) noexcept {

@@ -4,6 +4,7 @@
 //   +0x00 start  64-bit sample count written by ZPASS_DONE at query begin
 //   +0x08 result 64-bit, result += stop - start at every query end
 //   +0x10 stop   64-bit sample count written by ZPASS_DONE at query end
+// Time-elapsed slot, freedreno (time_elapsed_slot24): as occlusion, with timestamps.
 // Time-elapsed slot (seed's timestamp query):
 //   +0x00 start  64-bit always-on counter written by CP_EVENT_WRITE (bit 30)
 //   +0x08 stop   64-bit always-on counter written by CP_EVENT_WRITE (bit 30)
@@ -22,12 +23,18 @@
 
 namespace hwpc::adreno {
 
-// CP_EVENT_WRITE payload dword 0: event type in bits 5..0, timestamp request in bit 30.
+// CP_EVENT_WRITE payload dword 0: event type in bits 7..0 (8 bits, adreno_pm4.xml
+// and envytools agree), timestamp request in bit 30, IRQ in bit 31.
 namespace event {
 inline constexpr std::uint32_t zpass_done = 0x15;
-inline constexpr std::uint32_t cache_flush_and_inv_event = 0x16;
+// The seed's timestamp event 0x16: RB_DONE_TS in the A5XX event table, which
+// the seed prints as CACHE_FLUSH_AND_INV_EVENT (docs/adreno.md).
+inline constexpr std::uint32_t rb_done_ts = 0x16;
+inline constexpr std::uint32_t cache_flush_and_inv_event = rb_done_ts;
 inline constexpr std::uint32_t timestamp_bit = 1u << 30;
-constexpr std::uint32_t type_of(std::uint32_t dw0) noexcept { return dw0 & 0x3f; }
+inline constexpr std::uint32_t irq_bit = 1u << 31;
+constexpr std::uint32_t type_of(std::uint32_t dw0) noexcept { return dw0 & 0xff; }
+static_assert(type_of(0x55) != zpass_done && type_of(0x40000016) == rb_done_ts);
 }  // namespace event
 
 // RB_SAMPLE_COUNT_CONTROL: COPY makes ZPASS_DONE store the sample count.
@@ -85,6 +92,17 @@ constexpr std::uint64_t ticks_to_ns(std::uint64_t ticks) noexcept {
 static_assert(ticks_to_ns(19'200'000) == 1'000'000'000);
 static_assert(ticks_to_ns(12) == 625);
 
+// What freedreno's A5xx query code reports for the same ticks (fd5_query.c):
+// the tick count truncated to 32 bits, times the integer 1e9 / 19.2e6 = 52.
+// It is 1/625 (0.16 %) below the exact value and wraps after 2^32 ticks
+// (223.7 s); docs/adreno.md. Kept for comparison with driver-reported results.
+inline constexpr std::uint64_t driver_ns_per_tick = 1'000'000'000 / always_on_hz;
+constexpr std::uint64_t driver_ticks_to_ns(std::uint64_t ticks) noexcept {
+  return static_cast<std::uint32_t>(ticks) * driver_ns_per_tick;
+}
+static_assert(driver_ns_per_tick == 52);
+static_assert(driver_ticks_to_ns(19'200'000) == 998'400'000);
+
 struct occlusion_slot {
   static constexpr std::size_t size = 24;
   static constexpr std::size_t start_offset = 0, result_offset = 8, stop_offset = 16;
@@ -101,6 +119,17 @@ struct time_elapsed_slot {
   std::uint64_t nanoseconds() const noexcept { return ticks_to_ns(ticks()); }
 };
 
+// freedreno's time-elapsed slot: the occlusion layout with timestamps. The GPU
+// adds stop - start to result at every end, so result accumulates over
+// begin/end pairs (issue text; FACTS-adreno via the same CP_MEM_TO_MEM).
+struct time_elapsed_slot24 {
+  static constexpr std::size_t size = 24;
+  static constexpr std::size_t start_offset = 0, result_offset = 8, stop_offset = 16;
+  std::uint64_t start = 0, result = 0, stop = 0;
+  std::uint64_t ticks() const noexcept { return result; }
+  std::uint64_t nanoseconds() const noexcept { return ticks_to_ns(ticks()); }
+};
+
 // Reads a slot from the bytes at its base. `offset` is where those bytes sit
 // in the caller's larger buffer, for error reporting.
 inline result<occlusion_slot> read_occlusion_slot(byte_span bytes, std::size_t offset = 0) {
@@ -110,6 +139,17 @@ inline result<occlusion_slot> read_occlusion_slot(byte_span bytes, std::size_t o
   }
   return occlusion_slot{load_le64(bytes.data()), load_le64(bytes.data() + 8),
                         load_le64(bytes.data() + 16)};
+}
+
+inline result<time_elapsed_slot24> read_time_elapsed_slot24(byte_span bytes,
+                                                            std::size_t offset = 0) {
+  if (bytes.size() < time_elapsed_slot24::size) {
+    return make_error(
+        errc::truncated, offset,
+        "time-elapsed slot needs 24 bytes, " + std::to_string(bytes.size()) + " remain");
+  }
+  return time_elapsed_slot24{load_le64(bytes.data()), load_le64(bytes.data() + 8),
+                             load_le64(bytes.data() + 16)};
 }
 
 inline result<time_elapsed_slot> read_time_elapsed_slot(byte_span bytes, std::size_t offset = 0) {

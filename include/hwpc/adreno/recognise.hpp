@@ -1,38 +1,54 @@
-// Finds the A5xx query begin/end packet sequences in a command stream and
-// says what each one does.
+// Finds the A5xx query sequences and performance-counter programming in a
+// command stream, packet by packet (docs/adreno.md, "Recogniser").
 //
-// Sequences (docs/adreno.md, "Recogniser"):
+// Sequences:
 //   occlusion begin: RB_SAMPLE_COUNT_CONTROL write (1 dw); RB_SAMPLE_COUNT_ADDR_LO/HI
 //                    write (2 dw); CP_EVENT_WRITE (1 dw, ZPASS_DONE)
 //   occlusion end:   CP_MEM_WRITE (4 dw) to the stop address; CP_WAIT_MEM_WRITES;
 //                    the three begin packets aimed at the stop address; CP_WAIT_REG_MEM
 //                    (6 dw); CP_MEM_TO_MEM (9 dw) dst = srcA = result, srcB = stop
-//   timestamp:       CP_EVENT_WRITE (>= 3 dw, bit 30) to an address; CP_WAIT_FOR_IDLE;
-//                    CP_MEM_TO_MEM with dst = srcA = that address (the last two optional)
-// Timestamps at X and, later, X + 8 are paired as the begin and end of a
-// time-elapsed slot at X. Any other CP_MEM_TO_MEM is reported on its own.
+//   timestamp:       CP_EVENT_WRITE (>= 3 dw, bit 30) to Y; [a CP_WAIT_*;] [CP_MEM_TO_MEM:
+//                    dst = srcA = Y (the seed's adjustment), or dst = srcA, srcB = Y,
+//                    NEG_C (freedreno's time-elapsed end: result += stop - start)]
+//   counter select:  a type-4 write covering a performance-counter SELECT register
+//   counter sample:  CP_REG_TO_MEM reading a counter's LO register (or the always-on counter)
+// Timestamp pairing: a freedreno end of slot S pairs with the earliest unpaired
+// timestamp at S (24-byte slot); any other timestamp at Y pairs with the earliest
+// unpaired one at Y - 8 (the seed's 16-byte slot). Pairing uses a map of
+// unpaired timestamps: O(log n) per event.
+//
+// Streaming: the recogniser holds a window of at most 7 packets (the longest
+// sequence) and releases events as soon as they are final (release()); only
+// events behind a timestamp that may still become a begin are held, at most
+// `hold` of them.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/perfcounters.hpp"
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/queries.hpp"
 #include "hwpc/core/error.hpp"
-#include "hwpc/core/hex.hpp"
 
 namespace hwpc::adreno {
 
 enum class query_op : std::uint8_t {
-  occlusion_begin,  // sample count -> slot + 0
-  occlusion_end,    // sample count -> stop, result += stop - start
-  timestamp,        // always-on counter -> address (role says begin/end when paired)
-  mem_to_mem,       // a CP_MEM_TO_MEM outside the sequences above
+  occlusion_begin,   // sample count -> slot + 0
+  occlusion_end,     // sample count -> stop, result += stop - start
+  timestamp,         // always-on counter -> address (role says begin/end when paired)
+  mem_to_mem,        // a CP_MEM_TO_MEM outside the sequences above
+  counter_select,    // SELECT register of a counter written
+  counter_sample,    // a counter's value copied to memory
+  always_on_sample,  // RBBM_ALWAYSON_COUNTER copied to memory
 };
 
 enum class timestamp_role : std::uint8_t { none, begin, end };
@@ -47,6 +63,12 @@ constexpr std::string_view to_string(query_op o) noexcept {
       return "timestamp";
     case query_op::mem_to_mem:
       return "mem-to-mem";
+    case query_op::counter_select:
+      return "counter select";
+    case query_op::counter_sample:
+      return "counter sample";
+    case query_op::always_on_sample:
+      return "always-on sample";
   }
   return "?";
 }
@@ -54,15 +76,19 @@ constexpr std::string_view to_string(query_op o) noexcept {
 struct query_event {
   query_op op{};
   std::size_t offset = 0;        // byte offset of the first packet
-  std::size_t packet_index = 0;  // index of the first packet
+  std::size_t packet_index = 0;  // index of the first packet in the stream
   std::size_t packet_count = 0;  // packets in the sequence
   std::uint64_t slot = 0;        // slot base address (see docs/adreno.md)
   std::uint64_t address = 0;     // where the counter is stored (sample or timestamp address)
-  std::uint32_t control = 0;     // RB_SAMPLE_COUNT_CONTROL value / CP_EVENT_WRITE dword 0
+  std::uint32_t control = 0;     // RB_SAMPLE_COUNT_CONTROL / CP_EVENT_WRITE dword 0 / countable
   std::optional<mem_to_mem> accumulate;       // the CP_MEM_TO_MEM of the sequence, if any
   std::optional<std::uint64_t> poll_address;  // CP_WAIT_REG_MEM address (occlusion end)
-  bool layout_matches = true;                 // addresses agree with the seed's slot layout
+  bool layout_matches = true;                 // addresses agree with the slot layout
   timestamp_role role = timestamp_role::none;
+  std::size_t slot_size = 0;               // time-elapsed: 16 (seed) or 24 (freedreno) once known
+  std::optional<counter_ref> counter;      // counter_select / counter_sample
+  std::optional<std::uint32_t> countable;  // what the counter counts, when selected earlier
+  std::uint32_t sample_dwords = 0;         // counter_sample / always_on_sample: 1 or 2
 };
 
 namespace detail {
@@ -102,112 +128,261 @@ inline bool try_occlusion_end(std::span<const packet> p, std::size_t i, query_ev
                       m->src_c + occlusion_slot::result_offset == m->dst;
   return true;
 }
+
+inline bool try_timestamp(std::span<const packet> p, std::size_t i, query_event& ev) {
+  if (!p[i].is_op(op::cp_event_write) || p[i].hdr.count < 3 ||
+      !(p[i].dword(0) & event::timestamp_bit)) {
+    return false;
+  }
+  ev.op = query_op::timestamp;
+  ev.packet_count = 1;
+  ev.address = p[i].qword(1);
+  ev.slot = ev.address;
+  ev.control = p[i].dword(0);
+  std::size_t j = i + 1;
+  if (j < p.size() && (p[j].is_op(op::cp_wait_for_idle) || p[j].is_op(op::cp_wait_mem_writes))) {
+    ++j;
+  }
+  auto m = m2m_at(p, j);
+  if (!m || m->dst != m->src_a) return true;
+  const std::uint32_t signs = m->flags & (m2m::neg_a | m2m::neg_b | m2m::neg_c);
+  if (m->dst == ev.address) {
+    ev.accumulate = m;  // the seed's adjustment of the value just written
+  } else if (m->src_b == ev.address && signs == m2m::neg_c) {
+    // freedreno: result += stop - start in a 24-byte slot at srcC.
+    ev.accumulate = m;
+    ev.role = timestamp_role::end;
+    ev.slot = m->src_c;
+    ev.slot_size = time_elapsed_slot24::size;
+    ev.layout_matches = m->is_double() &&
+                        m->src_c + time_elapsed_slot24::stop_offset == ev.address &&
+                        m->src_c + time_elapsed_slot24::result_offset == m->dst;
+  } else {
+    return true;
+  }
+  ev.packet_count = j - i + 1;
+  return true;
+}
 }  // namespace detail
 
-// Every recognised sequence, in stream order.
-inline std::vector<query_event> recognise(std::span<const packet> p) {
-  std::vector<query_event> out;
-  std::size_t i = 0;
-  while (i < p.size()) {
-    query_event ev;
-    ev.offset = p[i].offset;
-    ev.packet_index = i;
-    if (detail::try_occlusion_end(p, i, ev)) {
-      // The end sequence is 7 packets: MEM_WRITE, WAIT_MEM_WRITES, 3 setup, WAIT_REG_MEM, M2M.
-    } else if (detail::is_sample_setup(p, i)) {
-      ev.op = query_op::occlusion_begin;
-      ev.packet_count = 3;
-      ev.address = p[i + 1].qword(0);
-      ev.slot = ev.address;
-      ev.control = p[i].dword(0);
-    } else if (p[i].is_op(op::cp_event_write) && p[i].hdr.count >= 3 &&
-               (p[i].dword(0) & event::timestamp_bit)) {
-      ev.op = query_op::timestamp;
-      ev.packet_count = 1;
-      ev.address = p[i].qword(1);
-      ev.slot = ev.address;
-      ev.control = p[i].dword(0);
-      if (i + 2 < p.size() && p[i + 1].is_op(op::cp_wait_for_idle)) {
-        auto m = detail::m2m_at(p, i + 2);
-        if (m && m->dst == ev.address && m->src_a == ev.address) {
-          ev.accumulate = m;
-          ev.packet_count = 3;
-        }
+class recogniser {
+ public:
+  // `hold`: how many events may be held back while the oldest waits for its
+  // pairing before it is released as it is (0: hold everything, for callers
+  // that take the whole list from events()).
+  explicit recogniser(std::size_t hold = 0) : hold_(hold) {}
+
+  // Feeds the next packet of the stream (in execution order). Its payload
+  // must stay valid until 7 more packets were fed or finish() was called.
+  void push(const packet& p) {
+    window_.push_back(p);
+    while (!window_.empty() && window_.size() >= needed(window_.front())) step();
+  }
+  // Recognises what is left in the window.
+  void finish() {
+    while (!window_.empty()) step();
+  }
+
+  // Events recognised and not yet released, in stream order.
+  const std::deque<query_event>& events() const noexcept { return events_; }
+
+  // Hands `f` every event that can no longer change, in stream order: the
+  // events before the first timestamp that may still become a begin, and,
+  // beyond `hold` events held, the oldest as it is. With finish() called
+  // first and `all`, everything.
+  template <class F>
+  void release(F&& f, bool all = false) {
+    while (!events_.empty()) {
+      if (waiting_.front() && !all && (hold_ == 0 || events_.size() <= hold_)) break;
+      if (waiting_.front()) forget_pending(events_.front().address, released_);
+      f(events_.front());
+      events_.pop_front();
+      waiting_.pop_front();
+      ++released_;
+    }
+  }
+
+  static constexpr std::size_t window_size = 7;
+
+ private:
+  // Packets needed to decide what starts at `p`: as many as the longest
+  // sequence that can start with it, so events come out as soon as their
+  // last packet is in.
+  static std::size_t needed(const packet& p) noexcept {
+    if (p.is_op(op::cp_mem_write) && p.hdr.count == 4) return 7;    // occlusion end
+    if (p.is_reg_write(reg::rb_sample_count_control)) return 3;     // occlusion begin
+    if (p.is_op(op::cp_event_write) && p.hdr.count >= 3) return 3;  // timestamp [+ wait + M2M]
+    return 1;
+  }
+
+  void emit(query_event ev) {
+    bool waiting = false;
+    if (ev.op == query_op::timestamp) waiting = pair(ev);
+    events_.push_back(std::move(ev));
+    waiting_.push_back(waiting);
+  }
+
+  // Marks the held event with absolute index `b` as the begin of a slot.
+  void mark_begin(std::size_t b, std::size_t slot_size) {
+    if (b < released_) return;  // already released unpaired (only past `hold`)
+    events_[b - released_].role = timestamp_role::begin;
+    events_[b - released_].slot_size = slot_size;
+    waiting_[b - released_] = false;
+  }
+
+  // Pairs a timestamp; true when it waits, unpaired, as a possible begin.
+  bool pair(query_event& ev) {
+    const std::size_t me = released_ + events_.size();
+    if (ev.role == timestamp_role::end) {  // freedreno's end: the begin wrote to the slot base
+      if (auto b = take_pending(ev.slot)) mark_begin(*b, ev.slot_size);
+      return false;
+    }
+    if (ev.address >= time_elapsed_slot::stop_offset) {
+      const std::uint64_t start = ev.address - time_elapsed_slot::stop_offset;
+      if (auto b = take_pending(start)) {
+        mark_begin(*b, time_elapsed_slot::size);
+        ev.role = timestamp_role::end;
+        ev.slot = start;
+        ev.slot_size = time_elapsed_slot::size;
+        return false;
       }
-    } else if (auto m = detail::m2m_at(p, i)) {
+    }
+    pending_[ev.address].push_back(me);
+    return true;
+  }
+
+  std::optional<std::size_t> take_pending(std::uint64_t addr) {
+    auto it = pending_.find(addr);
+    if (it == pending_.end()) return std::nullopt;
+    const std::size_t b = it->second.front();
+    it->second.pop_front();
+    if (it->second.empty()) pending_.erase(it);
+    return b;
+  }
+
+  // A waiting event is released unpaired: it can no longer be a begin.
+  void forget_pending(std::uint64_t addr, std::size_t index) {
+    auto it = pending_.find(addr);
+    if (it == pending_.end() || it->second.front() != index) return;
+    it->second.pop_front();
+    if (it->second.empty()) pending_.erase(it);
+  }
+
+  void counters_of(const packet& p, query_event base) {
+    if (p.hdr.type == packet_type::type4) {
+      for (std::uint32_t k = 0; k < p.hdr.count; ++k) {
+        auto s = find_select(p.hdr.id + k);
+        if (!s) continue;
+        query_event ev = base;
+        ev.op = query_op::counter_select;
+        ev.counter = s;
+        ev.countable = p.dword(k);
+        ev.control = p.dword(k);
+        selected_[p.hdr.id + k] = p.dword(k);
+        emit(ev);
+      }
+      return;
+    }
+    if (!p.is_op(op::cp_reg_to_mem) || p.hdr.count < 3) return;
+    // dword 0: REG bits 17..0, CNT bits 29..18 (max(CNT, 1) dwords copied).
+    const std::uint32_t first = p.dword(0) & 0x3ffff;
+    const std::uint32_t cnt = (p.dword(0) >> 18) & 0xfff;
+    const std::uint32_t n = cnt == 0 ? 1 : cnt;
+    const std::uint64_t dst = p.qword(1);
+    const auto visit = [&](std::uint32_t k) {
+      const std::uint32_t r = first + k;
+      query_event ev = base;
+      ev.address = dst + 4ull * k;
+      ev.sample_dwords = k + 1 < n ? 2 : 1;
+      if (r == reg::rbbm_alwayson_counter_lo) {
+        ev.op = query_op::always_on_sample;
+      } else if (auto c = find_counter(r); c && !c->high) {
+        ev.op = query_op::counter_sample;
+        ev.counter = c;
+        auto it = selected_.find(c->group->select_reg(c->counter));
+        if (it != selected_.end()) ev.countable = it->second;
+      } else {
+        return;
+      }
+      emit(ev);
+    };
+    // Only registers that can hold a counter are looked at, so a copy of 4095
+    // registers costs at most ~190 lookups, not 4095.
+    const std::uint64_t last = std::uint64_t{first} + n - 1;
+    const std::uint64_t lo = std::max<std::uint64_t>(first, first_counter_register);
+    const std::uint64_t hi = std::min<std::uint64_t>(last, last_counter_register);
+    for (std::uint64_t r = lo; r <= hi; ++r) visit(static_cast<std::uint32_t>(r - first));
+    if (first <= reg::rbbm_alwayson_counter_lo && reg::rbbm_alwayson_counter_lo <= last) {
+      visit(reg::rbbm_alwayson_counter_lo - first);
+    }
+  }
+
+  void step() {
+    const std::span<const packet> p(window_);
+    query_event ev;
+    ev.offset = p[0].offset;
+    ev.packet_index = index_;
+    std::size_t used = 1;
+    if (detail::try_occlusion_end(p, 0, ev)) {
+      used = ev.packet_count;
+      emit(ev);
+    } else if (detail::is_sample_setup(p, 0)) {
+      ev.op = query_op::occlusion_begin;
+      ev.packet_count = used = 3;
+      ev.address = p[1].qword(0);
+      ev.slot = ev.address;
+      ev.control = p[0].dword(0);
+      emit(ev);
+    } else if (detail::try_timestamp(p, 0, ev)) {
+      used = ev.packet_count;
+      emit(ev);
+    } else if (auto m = detail::m2m_at(p, 0)) {
       ev.op = query_op::mem_to_mem;
       ev.packet_count = 1;
       ev.address = m->dst;
       ev.slot = m->dst;
       ev.accumulate = m;
+      emit(ev);
     } else {
-      ++i;
-      continue;
+      ev.packet_count = 1;
+      counters_of(p[0], ev);
     }
-    i += ev.packet_count;
-    out.push_back(ev);
+    window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(used));
+    index_ += used;
   }
-  // Pair timestamps X (begin) and a later X + 8 (end) into time-elapsed slots.
-  for (std::size_t a = 0; a < out.size(); ++a) {
-    if (out[a].op != query_op::timestamp || out[a].role != timestamp_role::none) continue;
-    for (std::size_t b = a + 1; b < out.size(); ++b) {
-      if (out[b].op == query_op::timestamp && out[b].role == timestamp_role::none &&
-          out[b].address == out[a].address + time_elapsed_slot::stop_offset) {
-        out[a].role = timestamp_role::begin;
-        out[b].role = timestamp_role::end;
-        out[b].slot = out[a].address;
-        break;
-      }
-    }
-  }
+
+  std::vector<packet> window_;
+  std::size_t index_ = 0;
+  std::size_t hold_ = 0;
+  std::deque<query_event> events_;
+  std::deque<bool> waiting_;  // per held event: a timestamp that may still become a begin
+  std::size_t released_ = 0;  // events released so far (absolute index of events_.front())
+  std::map<std::uint64_t, std::deque<std::size_t>> pending_;  // unpaired timestamps by address
+  std::map<std::uint32_t, std::uint32_t> selected_;  // SELECT register -> countable (<= ~90)
+};
+
+// Every recognised sequence of a packet list, in stream order.
+inline std::vector<query_event> recognise(std::span<const packet> p) {
+  recogniser r;
+  for (const packet& x : p) r.push(x);
+  r.finish();
+  std::vector<query_event> out;
+  r.release([&](const query_event& e) { out.push_back(e); }, true);
   return out;
 }
 
 inline result<std::vector<query_event>> recognise(byte_span stream) {
-  auto p = read_packets(stream);
-  if (!p) return p.error_value();
-  return recognise(std::span<const packet>(*p));
-}
-
-namespace detail {
-
-inline std::string describe_m2m(const mem_to_mem& m) {
-  const auto term = [&](bool neg, std::uint64_t a, bool first) {
-    std::string s = neg ? (first ? "-" : " - ") : (first ? "" : " + ");
-    return s + "[" + to_hex(a) + "]";
-  };
-  return "[" + to_hex(m.dst) + "] = " + term(m.flags & m2m::neg_a, m.src_a, true) +
-         term(m.flags & m2m::neg_b, m.src_b, false) + term(m.flags & m2m::neg_c, m.src_c, false) +
-         (m.is_double() ? " (64-bit)" : " (32-bit, wraps)");
-}
-}  // namespace detail
-
-// One line explaining an event, e.g.
-// "occlusion end of slot 0xc0456000: sample count -> 0xc0456010; [0xc0456008] = ..."
-inline std::string describe(const query_event& ev) {
-  std::string s;
-  switch (ev.op) {
-    case query_op::occlusion_begin:
-      s = "occlusion begin of slot " + to_hex(ev.slot) + ": sample count -> " + to_hex(ev.address);
-      break;
-    case query_op::occlusion_end:
-      s = "occlusion end of slot " + to_hex(ev.slot) + ": sample count -> " + to_hex(ev.address) +
-          "; result += stop - start";
-      if (!ev.layout_matches) s += " (addresses differ from the 24-byte slot layout)";
-      break;
-    case query_op::timestamp:
-      s = std::string(ev.role == timestamp_role::begin ? "time-elapsed begin"
-                      : ev.role == timestamp_role::end ? "time-elapsed end"
-                                                       : "timestamp");
-      if (ev.role != timestamp_role::none) s += " of slot " + to_hex(ev.slot);
-      s += ": always-on counter -> " + to_hex(ev.address);
-      break;
-    case query_op::mem_to_mem:
-      s = "mem-to-mem";
-      break;
+  recogniser r;
+  packet_cursor c(stream);
+  while (!c.done()) {
+    auto p = c.next();
+    if (!p) return p.error_value();
+    r.push(*p);
   }
-  if (ev.accumulate) s += "; " + detail::describe_m2m(*ev.accumulate);
-  return s;
+  r.finish();
+  std::vector<query_event> out;
+  r.release([&](const query_event& e) { out.push_back(e); }, true);
+  return out;
 }
 
 }  // namespace hwpc::adreno

@@ -444,17 +444,35 @@ struct report_values : counter_banks {
   std::uint32_t inst_add = 0;
 };
 
-// Writes one report of layout `l` into `out` (at least l.size bytes).
-// Cells the layout does not describe are written as zero.
-constexpr void pack_report(const report_layout& l, const report_values& v,
-                           std::span<std::byte> out) noexcept {
+// How the OA unit of a platform writes its TIME_STAMP ticks into a report
+// (docs/formats.md, "TIME_STAMP on DG2 and MTL"). DG2's 32-bit field holds
+// the ticks doubled, so bit 0 is always zero and only 31 bits of ticks fit:
+// the ticks wrap at 2^31 where the field wraps at 2^32. Meteor Lake and every
+// other platform write the ticks as they are; a 64-bit field holds them whole.
+struct ts_packing {
+  unsigned shift = 0;  // field = ticks << shift
+  unsigned bits = 32;  // bits of ticks the field keeps
+};
+
+constexpr ts_packing ts_packing_of(intel::platform p, const report_layout& l) noexcept {
+  if (l.ts_bits == 64) return {0, 64};
+  if (p == intel::platform::dg2) return {1, 31};
+  return {0, 32};
+}
+
+// Writes one report of layout `l` into `out` (at least l.size bytes), its
+// TIME_STAMP field as `tp` says. Cells the layout does not describe are
+// written as zero.
+constexpr void pack_report(const report_layout& l, const report_values& v, std::span<std::byte> out,
+                           ts_packing tp = {}) noexcept {
   for (std::size_t i = 0; i < l.size; ++i) out[i] = std::byte{0};
   std::byte* p = out.data();
   store_le32(p, v.rpt_id);
   if (l.ts_bits == 64) {
     store_le64(p + l.ts_offset, v.timestamp);
   } else {
-    store_le32(p + l.ts_offset, static_cast<std::uint32_t>(v.timestamp));
+    const std::uint64_t kept = v.timestamp & ((std::uint64_t{1} << tp.bits) - 1);
+    store_le32(p + l.ts_offset, static_cast<std::uint32_t>(kept << tp.shift));
   }
   if (l.ctx_offset >= 0) store_le32(p + l.ctx_offset, v.ctx_id);
   if (l.inst_offset >= 0) store_le32(p + l.inst_offset, v.inst_add);

@@ -13,6 +13,7 @@
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
 #include "hwpc/emu/oa_unit.hpp"
+#include "hwpc/emu/sku.hpp"
 #include "hwpc/emu/truth.hpp"
 
 namespace hwpc::emu {
@@ -141,29 +142,26 @@ inline result<std::vector<std::byte>> i915_stream(const capture& cap) {
   return out;
 }
 
-struct topology {
-  std::uint16_t slices = 1;
-  std::uint16_t subslices = 3;  // per slice
-  std::uint16_t eus = 8;        // per subslice
-};
-
-// The GT frequency range the workload model keeps to (workload_limits),
-// reported in a recording's DEVICE_INFO.
-inline constexpr std::uint32_t modelled_gt_min_frequency_hz = 350'000'000u;
-inline constexpr std::uint32_t modelled_gt_max_frequency_hz = 1'150'000'000u;
-
-inline topology topology_of(intel::platform p) {
-  if (intel::is_gen7_family(intel::generation_of(p))) return {1, 2, 10};
-  return {};
-}
-
 // CLOCK_MONOTONIC nanoseconds the recording pretends the GPU's TIME_STAMP 0
 // (total, not raw) corresponds to.
 inline constexpr std::uint64_t recording_cpu_epoch_ns = 5'000'000'000ull;
 
+// The metric set a recording says it was made with. IGT's reader looks the
+// set up by this name among its metric files (symbol_name) and reports the
+// uuid (hw_config_guid); empty fields give "Emulated<format>" and a uuid made
+// from the seed, platform and counter select.
+struct recording_identity {
+  std::string metric_set_name;
+  std::string metric_set_uuid;
+};
+
 // An IGT recording: VERSION, DEVICE_INFO, DEVICE_TOPOLOGY, a
 // TIMESTAMP_CORRELATION, the stream's records, and a closing correlation.
-inline result<std::vector<std::byte>> recording(const capture& cap) {
+// The two correlation points bracket every report: IGT's reader extrapolates
+// before the first point but asserts when a report is not strictly before
+// the last one, and IGT's recorder takes its closing point after the capture.
+inline result<std::vector<std::byte>> recording(const capture& cap,
+                                                const recording_identity& id = {}) {
   if (cap.format->uapi_id < 0) {
     return make_error(errc::unknown_format, 0,
                       std::string(cap.format->name) +
@@ -184,12 +182,19 @@ inline result<std::vector<std::byte>> recording(const capture& cap) {
   put_u64(out, cap.timestamp_hz);
   put_u32(out, detail::device_ids[static_cast<std::size_t>(cap.cfg.platform)]);
   put_u32(out, 0);  // device_revision
-  put_u32(out, modelled_gt_min_frequency_hz);
-  put_u32(out, modelled_gt_max_frequency_hz);
+  put_u32(out, device_of(cap.cfg).min_mhz * 1'000'000u);
+  put_u32(out, device_of(cap.cfg).max_mhz * 1'000'000u);
   put_u32(out, 0);  // engine_class: render
   put_u32(out, 0);  // engine_instance
   put_u32(out, static_cast<std::uint32_t>(cap.format->uapi_id));
-  detail::put_text(out, "Emulated" + std::string(cap.format->name), 256);
+  if (id.metric_set_name.size() >= 256 || id.metric_set_uuid.size() >= 40) {
+    return make_error(errc::out_of_range, 0,
+                      "metric set name (255 bytes) or uuid (39 bytes) too long for DEVICE_INFO");
+  }
+  detail::put_text(
+      out,
+      id.metric_set_name.empty() ? "Emulated" + std::string(cap.format->name) : id.metric_set_name,
+      256);
   char uuid[40] = {};
   const auto hex = [](std::uint64_t v, int digits, char* at) {
     for (int i = digits - 1; i >= 0; --i, v >>= 4) at[i] = "0123456789abcdef"[v & 0xf];
@@ -203,33 +208,42 @@ inline result<std::vector<std::byte>> recording(const capture& cap) {
   hex(0x8000u, 4, uuid + 19);
   uuid[23] = '-';
   hex(cap.cfg.seed & 0xffffffffffffull, 12, uuid + 24);
-  detail::put_text(out, std::string_view(uuid, 36), 40);
+  detail::put_text(out,
+                   id.metric_set_uuid.empty() ? std::string_view(uuid, 36)
+                                              : std::string_view(id.metric_set_uuid),
+                   40);
   put_u32(out, 0);  // pad
   if (out.size() - info_at != device_info_size) {
     return make_error(errc::inconsistent, info_at, "device info is not 336 bytes");
   }
-  // DEVICE_TOPOLOGY: drm_i915_query_topology_info, padded to 8 bytes.
+  // DEVICE_TOPOLOGY: drm_i915_query_topology_info of the platform's SKU
+  // (sku.hpp, fused-off units cleared), padded to 8 bytes.
   {
-    const topology t = topology_of(cap.cfg.platform);
-    const std::uint16_t ss_stride = static_cast<std::uint16_t>((t.subslices + 7) / 8);
-    const std::uint16_t eu_stride = static_cast<std::uint16_t>((t.eus + 7) / 8);
-    const std::uint16_t ss_offset = static_cast<std::uint16_t>((t.slices + 7) / 8);
-    const std::uint16_t eu_offset = static_cast<std::uint16_t>(ss_offset + t.slices * ss_stride);
-    const std::size_t data = eu_offset + std::size_t{t.slices} * t.subslices * eu_stride;
+    const sku& t = device_of(cap.cfg);
+    const std::uint16_t ss_stride = static_cast<std::uint16_t>((t.max_subslices + 7) / 8);
+    const std::uint16_t eu_stride = static_cast<std::uint16_t>((t.max_eus + 7) / 8);
+    const std::uint16_t ss_offset = static_cast<std::uint16_t>((t.max_slices + 7) / 8);
+    const std::uint16_t eu_offset =
+        static_cast<std::uint16_t>(ss_offset + t.max_slices * ss_stride);
+    const std::size_t data = eu_offset + std::size_t{t.max_slices} * t.max_subslices * eu_stride;
     const std::size_t body = 16 + data;
     const std::size_t padded = (body + 7) / 8 * 8;
     detail::put_header(out, record_type::device_topology, record_header_size + padded);
-    for (std::uint16_t v : {std::uint16_t{0}, t.slices, t.subslices, t.eus, ss_offset, ss_stride,
-                            eu_offset, eu_stride}) {
+    for (std::uint16_t v : {std::uint16_t{0}, t.max_slices, t.max_subslices, t.max_eus, ss_offset,
+                            ss_stride, eu_offset, eu_stride}) {
       detail::put_u16(out, v);
     }
     std::vector<std::byte> mask(data, std::byte{0});
-    for (std::size_t s = 0; s < t.slices; ++s) mask[s / 8] |= std::byte{1} << (s % 8);
-    for (std::size_t s = 0; s < t.slices; ++s) {
-      for (std::size_t ss = 0; ss < t.subslices; ++ss) {
+    for (unsigned s = 0; s < t.max_slices; ++s) {
+      if (t.slice_present(s)) mask[s / 8] |= std::byte{1} << (s % 8);
+      for (unsigned ss = 0; ss < t.max_subslices; ++ss) {
+        if (!t.subslice_present(s, ss)) continue;
         mask[ss_offset + s * ss_stride + ss / 8] |= std::byte{1} << (ss % 8);
-        for (std::size_t e = 0; e < t.eus; ++e) {
-          mask[eu_offset + (s * t.subslices + ss) * eu_stride + e / 8] |= std::byte{1} << (e % 8);
+        const std::uint16_t eus = t.eu_mask(s, ss);
+        for (unsigned e = 0; e < t.max_eus; ++e) {
+          if (((eus >> e) & 1u) == 0) continue;
+          mask[eu_offset + (s * t.max_subslices + ss) * eu_stride + e / 8] |= std::byte{1}
+                                                                              << (e % 8);
         }
       }
     }
@@ -250,22 +264,26 @@ inline result<std::vector<std::byte>> recording(const capture& cap) {
     first = cap.reports.front().at.timestamp;
     last = cap.reports.back().at.timestamp;
   }
-  correlation(first);
+  // One timer period before the first report (or the capture's start) and
+  // one after the last.
+  const std::uint64_t period = cap.period_ticks == 0 ? 1 : cap.period_ticks;
+  correlation(first >= period ? first - period : 0);
   out.insert(out.end(), stream->begin(), stream->end());
-  correlation(last);
+  correlation(last + period);
   return out;
 }
 
 // The bytes of an output kind (raw, i915-stream, recording, mi-rpc; the ring
 // is cap.ring.bytes).
-inline result<std::vector<std::byte>> output_bytes(const capture& cap, output_kind k) {
+inline result<std::vector<std::byte>> output_bytes(const capture& cap, output_kind k,
+                                                   const recording_identity& id = {}) {
   switch (k) {
     case output_kind::raw:
       return raw_file(cap);
     case output_kind::i915_stream:
       return i915_stream(cap);
     case output_kind::recording:
-      return recording(cap);
+      return recording(cap, id);
     case output_kind::ring:
       return cap.ring.bytes;
     case output_kind::mi_rpc:

@@ -4,7 +4,7 @@
 // Rows follow the decoder's CSV: `report` is the index, within the output's
 // own sequence of reports, of the later report of the interval (zero-RPT_ID
 // slots count, as they take room in a raw file; a stream counts its SAMPLE
-// records); `timestamp` is that report's TIME_STAMP extended to 64 bits from
+// records); `timestamp` is that report's TIME_STAMP ticks extended to 64 bits from
 // the first valid report's raw value (a recording: the whole TIME_STAMP,
 // which its correlation records pin down); then one column per counter in
 // the order GPU_TICKS, MPEC, A, B, C.
@@ -95,7 +95,8 @@ inline truth_table truth_of_sequence(const capture& cap, const std::vector<std::
   truth_table t;
   t.names = counter_names(*cap.format);
   const report_layout& l = cap.format->layout;
-  const std::uint64_t ts_mask = width_mask(l.ts_bits);
+  // TIME_STAMP ticks as the report keeps them (31 bits on DG2).
+  const std::uint64_t ts_mask = width_mask(ts_packing_of(cap.cfg.platform, l).bits);
   const report_record* first = nullptr;
   const report_record* prev = nullptr;
   std::uint64_t first_raw = 0;

@@ -1,19 +1,30 @@
 // The deterministic workload that drives the emulated counters.
 //
 // Time is counted in TIME_STAMP ticks. The workload is a sequence of phases
-// (busy, burst, light, sleep), each with a GT clock frequency and a rate per
-// counter in thousandths of an event per GT clock. While the GT sleeps its
-// clock stops: GPU_TICKS and every event counter freeze, TIME_STAMP runs on.
+// (idle, geometry-heavy, pixel-heavy, compute, sleep), each with a GT clock
+// frequency from the platform's SKU (sku.hpp) and the shares the counter
+// model (counter_model.hpp) turns into counter increments: how busy the
+// render engine is, how the EUs split their time between active, stalled
+// and idle and between the shader stages, how many pixels go through the
+// depth tests, how busy the sampler and the L3 data port are. While the GT
+// sleeps its clock stops: GPU_TICKS and every event counter freeze,
+// TIME_STAMP runs on.
 //
-// All arithmetic is integer with carried remainders, so the count over an
-// interval is exact and independent of how the interval is cut up.
+// GT clocks are counted with a carried remainder, so GPU_TICKS over an
+// interval is exact however the interval is cut up; the counters below it
+// round down in every step (counter_model.hpp says why).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
 
+#include "hwpc/emu/counter_model.hpp"
 #include "hwpc/emu/layouts.hpp"
 #include "hwpc/emu/random.hpp"
+#include "hwpc/emu/roles.hpp"
 
 namespace hwpc::emu {
 
@@ -22,99 +33,98 @@ struct counter_totals : counter_banks {
   std::uint64_t timestamp = 0;  // TIME_STAMP ticks
 };
 
-enum class phase_kind : std::uint8_t { busy, burst, light, sleep };
-
-inline constexpr std::size_t event_counters = max_a + 3 * max_bc;  // A, B, C, MPEC
-
 struct phase {
-  phase_kind kind = phase_kind::busy;
-  std::uint64_t ticks = 0;     // duration in TIME_STAMP ticks
-  std::uint32_t freq_mhz = 0;  // GT clock; 0 while asleep
-  std::uint32_t context = 0;   // render context id, 0 when none is active
-  std::array<std::uint32_t, event_counters> rate_milli{};  // per GT clock, x1000
-};
-
-struct workload_limits {
-  std::uint32_t min_mhz = 350;
-  std::uint32_t max_mhz = 1150;
-  // A counters aggregate over EUs: up to 4 events per GT clock. B, C and
-  // MPEC counters are boolean events: at most one per clock. With at most
-  // ~110 GT clocks per TIME_STAMP tick this keeps a 32-bit counter from
-  // wrapping twice within 2^22 ticks (documented in docs/emulator.md).
-  std::uint32_t max_a_milli = 4000;
-  std::uint32_t max_bc_milli = 1000;
+  phase_kind kind = phase_kind::pixel;
+  std::uint64_t ticks = 0;                        // duration in TIME_STAMP ticks
+  std::uint32_t freq_mhz = 0;                     // GT clock; 0 while asleep
+  std::uint32_t context = 0;                      // render context id, 0 when none is active
+  std::array<std::uint16_t, role_count> share{};  // thousandths, by role
 };
 
 // Generates phases one after another from a seed.
 class workload {
  public:
   workload(std::uint64_t seed, std::uint64_t period_ticks, std::uint64_t timestamp_hz,
-           bool switch_contexts, workload_limits lim = {})
+           bool switch_contexts, const counter_model& model)
       : rng_(seed),
         period_(period_ticks == 0 ? 1 : period_ticks),
         ts_hz_(timestamp_hz),
         switch_contexts_(switch_contexts),
-        lim_(lim) {
-    for (auto& p : profiles_) {
-      for (std::size_t i = 0; i < event_counters; ++i) {
-        const std::uint32_t cap = i < max_a ? lim_.max_a_milli : lim_.max_bc_milli;
-        // Every counter counts something in a busy phase (at least 2%), so a
-        // requested wrap is always reached.
-        p[i] = static_cast<std::uint32_t>(rng_.between(cap / 50, cap));
+        min_mhz_(model.device().min_mhz),
+        max_mhz_(model.device().max_mhz) {
+    // Each context has its own shares for each kind of phase: one draws
+    // like a game, another like a compute job.
+    for (auto& per_kind : profiles_) {
+      for (std::size_t k = 0; k < 4; ++k) {
+        for (std::size_t r = 0; r < role_count; ++r) {
+          const role ro = static_cast<role>(r);
+          detail::share_range range = detail::share_range_of(ro, static_cast<phase_kind>(k));
+          if (ro == role::eu_active && range.hi > model.eu_active_cap()) {
+            range = {static_cast<std::uint16_t>(range.lo * model.eu_active_cap() / range.hi),
+                     model.eu_active_cap()};
+          }
+          if (r >= static_cast<std::size_t>(role::signal0)) {
+            const std::size_t s = r - static_cast<std::size_t>(role::signal0);
+            const bank b = s < max_bc ? bank::b : s < 2 * max_bc ? bank::c : bank::mpec;
+            if (model.signal_is_child(b, s % max_bc)) {
+              range = {300, 900};  // of its parent
+            } else {
+              range = {static_cast<std::uint16_t>(model.signal_cap() / 12 + 1), model.signal_cap()};
+            }
+          }
+          per_kind[k][r] = static_cast<std::uint16_t>(rng_.between(range.lo, range.hi));
+        }
       }
     }
     context_ = contexts_[0];
   }
 
-  // The next phase. The first is always busy, at least two periods long.
+  // The next phase. The first is always a pixel-heavy one.
   phase next() {
     phase p;
     if (first_) {
-      p.kind = phase_kind::busy;
+      p.kind = phase_kind::pixel;
       first_ = false;
     } else {
       const auto r = rng_.between(0, 99);
-      p.kind = r < 45   ? phase_kind::busy
-               : r < 65 ? phase_kind::burst
-               : r < 85 ? phase_kind::light
+      p.kind = r < 15   ? phase_kind::idle
+               : r < 35 ? phase_kind::geometry
+               : r < 65 ? phase_kind::pixel
+               : r < 85 ? phase_kind::compute
                         : phase_kind::sleep;
-      if (p.kind == phase_kind::sleep && last_ == phase_kind::sleep) p.kind = phase_kind::light;
+      if (p.kind == phase_kind::sleep && last_ == phase_kind::sleep) p.kind = phase_kind::idle;
     }
     last_ = p.kind;
     const std::uint64_t lo = p.kind == phase_kind::sleep ? period_ / 4 + 1 : period_ * 2;
     const std::uint64_t hi = p.kind == phase_kind::sleep ? period_ * 2 : period_ * 8;
     p.ticks = rng_.between(lo, hi);
+    const std::uint32_t steps = (max_mhz_ - min_mhz_) / 50;
     switch (p.kind) {
       case phase_kind::sleep:
         p.freq_mhz = 0;
         break;
-      case phase_kind::burst:
-        p.freq_mhz = lim_.max_mhz;
+      case phase_kind::idle:
+        p.freq_mhz = min_mhz_ + 50 * static_cast<std::uint32_t>(rng_.between(0, steps / 4));
         break;
       default:
-        p.freq_mhz = static_cast<std::uint32_t>(
-            lim_.min_mhz + 50 * rng_.between(0, (lim_.max_mhz - lim_.min_mhz) / 50));
+        // A loaded GT often runs at its maximum clock.
+        p.freq_mhz = rng_.chance(1, 4)
+                         ? max_mhz_
+                         : min_mhz_ + 50 * static_cast<std::uint32_t>(rng_.between(0, steps));
     }
     p.context = p.kind == phase_kind::sleep ? 0 : context_;
     apply_context(p);
     return p;
   }
 
-  // Sets a phase's rates from its context's profile, scaled by its kind.
+  // Sets a phase's shares from its context's profile for its kind.
   void apply_context(phase& p) const {
-    const auto& prof = profiles_[profile_of(p.context == 0 ? context_ : p.context)];
-    for (std::size_t i = 0; i < event_counters; ++i) {
-      switch (p.kind) {
-        case phase_kind::sleep:
-          p.rate_milli[i] = 0;
-          break;
-        case phase_kind::light:
-          p.rate_milli[i] = prof[i] / 10;
-          break;
-        default:
-          p.rate_milli[i] = prof[i];
-      }
+    if (p.kind == phase_kind::sleep) {
+      p.share.fill(0);
+      return;
     }
+    p.share = profiles_[profile_of(p.context == 0 ? context_ : p.context)]
+                       [static_cast<std::size_t>(p.kind)];
   }
 
   // Context switches (when enabled) pick another of a few contexts.
@@ -140,18 +150,21 @@ class workload {
   std::uint64_t period_;
   std::uint64_t ts_hz_;
   bool switch_contexts_;
-  workload_limits lim_;
+  std::uint32_t min_mhz_;
+  std::uint32_t max_mhz_;
   bool first_ = true;
-  phase_kind last_ = phase_kind::busy;
+  phase_kind last_ = phase_kind::pixel;
   // Execlist-style context ids; bits 11:0 clear so Gen7's 31:12 field holds them.
   std::array<std::uint32_t, 4> contexts_{0x0001a000u, 0x0002c000u, 0x00031000u, 0x0004f000u};
-  std::array<std::array<std::uint32_t, event_counters>, 4> profiles_{};
+  std::array<std::array<std::array<std::uint16_t, role_count>, 4>, 4> profiles_{};
   std::uint32_t context_ = 0;
 };
 
-// Advances counters through time at a phase's rates, carrying remainders.
+// Advances the counters through time in one phase.
 class counter_clock {
  public:
+  explicit counter_clock(const counter_model& m) : model_(&m) {}
+
   // Moves `dt` TIME_STAMP ticks forward. `count_events` false freezes the
   // event counters (specific-context mode with another context running).
   void advance(counter_totals& t, const phase& p, std::uint64_t dt, std::uint64_t ts_hz,
@@ -169,25 +182,17 @@ class counter_clock {
     }
     t.gpu_ticks += clocks;
     if (!count_events) return;
-    for (std::size_t i = 0; i < event_counters; ++i) {
-      const std::uint64_t n = clocks * p.rate_milli[i] + rem_[i];
-      rem_[i] = n % 1000;
-      const std::uint64_t inc = n / 1000;
-      if (i < max_a) {
-        t.a[i] += inc;
-      } else if (i < max_a + max_bc) {
-        t.b[i - max_a] += inc;
-      } else if (i < max_a + 2 * max_bc) {
-        t.c[i - max_a - max_bc] += inc;
-      } else {
-        t.mpec[i - max_a - 2 * max_bc] += inc;
-      }
+    model_->step(clocks, p.share, d_);
+    const auto& nodes = model_->nodes();
+    for (std::size_t n = 1; n < nodes.size(); ++n) {
+      if (nodes[n].counter) t.counter(nodes[n].out_bank, nodes[n].out_index) += d_[n];
     }
   }
 
  private:
+  const counter_model* model_;
   std::uint64_t clock_rem_ = 0;
-  std::array<std::uint64_t, event_counters> rem_{};
+  std::vector<std::uint64_t> d_;
 };
 
 }  // namespace hwpc::emu

@@ -28,6 +28,7 @@ class batch_evaluator {
   // 1M samples), short enough that the scratch columns stay in L2.
   static constexpr std::size_t block = 2048;
 
+  explicit batch_evaluator(const program&& p) = delete;  // keeps a pointer to the program
   explicit batch_evaluator(const program& p) : p_(&p) {
     const std::size_t n = p.nodes.size();
     // Last node that reads each node; outputs stay live to the end.

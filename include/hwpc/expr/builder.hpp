@@ -52,6 +52,12 @@ class builder {
       }
       return make_raw(o, nodes_[b].type, a, b, c);
     }
+    if (oi.arity == 2 && (nodes_[a].type == vtype::f64 || nodes_[b].type == vtype::f64)) {
+      if (const op twin = double_twin(o); twin != o) {
+        const std::uint32_t n = make(twin, a, b);
+        return info(twin).result == otype::f64 ? convert(n, vtype::u64) : n;
+      }
+    }
     const vtype in = oi.operand == otype::f64 ? vtype::f64 : vtype::u64;
     if (oi.arity >= 1) a = convert(a, in);
     if (oi.arity >= 2) b = convert(b, in);
@@ -60,6 +66,37 @@ class builder {
   }
 
  private:
+  // Intel's metric code generator writes each unsigned operator as one C
+  // statement, `uint64_t t = l OP r;`. When l or r is a double, C's usual
+  // arithmetic conversions compute OP in double and only the assignment
+  // truncates; comparisons compare the doubles. These operators therefore
+  // take a double operand as it is (the twin below, then to_u64 for
+  // arithmetic) instead of truncating it first. UDIV converts its operands to
+  // uint64_t before dividing in that C, and AND and shifts do not accept a
+  // double there, so those keep truncating their operands.
+  static constexpr op double_twin(op o) noexcept {
+    switch (o) {
+      case op::uadd:
+        return op::fadd;
+      case op::usub:
+        return op::fsub;
+      case op::umul:
+        return op::fmul;
+      case op::umin:
+        return op::fmin;
+      case op::ugt:
+        return op::fgt;
+      case op::ugte:
+        return op::fge;
+      case op::ult:
+        return op::flt;
+      case op::ulte:
+        return op::fle;
+      default:
+        return o;
+    }
+  }
+
   constexpr std::uint32_t make_raw(op o, vtype t, std::uint32_t a, std::uint32_t b,
                                    std::uint32_t c) {
     const node* operands[3] = {&nodes_[a], &nodes_[b], &nodes_[c]};

@@ -46,6 +46,7 @@ inline std::vector<slot> input_slots(const program& p, std::span<const value> va
 class scalar_evaluator {
  public:
   explicit scalar_evaluator(const program& p) : p_(&p), slots_(p.nodes.size()) {}
+  explicit scalar_evaluator(const program&& p) = delete;  // keeps a pointer to the program
 
   // Every output for one sample. inputs: one slot per program input.
   result<void> evaluate(std::span<const slot> inputs, std::span<value> outputs) {

@@ -26,7 +26,10 @@
 
 namespace hwpc::expr {
 
-// Deeper nesting than this is rejected rather than risking the stack.
+// Deeper nesting than this is rejected rather than risking the stack. One
+// level is a parenthesis, a function call, a unary operator or a branch of
+// `?:`; a chain of binary operators nests at most once per precedence level,
+// so it needs no count of its own.
 inline constexpr int max_infix_depth = 200;
 
 // Parentheses first, so that an unbalanced formula gets an error about the
@@ -143,25 +146,32 @@ class infix_parser {
     return error(fail(errc::syntax, cur_.pos, cur_.len, message));
   }
 
+  // Entering one more level from `depth`: the error points at the token that
+  // opens it (the parenthesis, the operator, the '?' or ':').
+  constexpr bool deeper(int depth) {
+    if (depth < max_infix_depth) return true;
+    return error_here("formula is nested too deeply (more than 200 levels)");
+  }
+
   constexpr bool expression(int min_prec, std::uint32_t& out, int depth) {
-    if (depth > max_infix_depth) return error_here("formula is nested too deeply");
     std::uint32_t lhs = 0;
-    if (!unary(lhs, depth + 1)) return false;
+    if (!unary(lhs, depth)) return false;
     while (true) {
       const binary_info bi = binary(cur_.kind);
       if (bi.prec == 0 || bi.prec < min_prec) break;
+      if (bi.code == op::select && !deeper(depth)) return false;
       if (!advance()) return false;
       if (bi.code == op::select) {
         std::uint32_t yes = 0, no = 0;
         if (!expression(0, yes, depth + 1)) return false;
         if (cur_.kind != tok::colon) return error_here("expected ':' of a '?:' conditional");
-        if (!advance()) return false;
+        if (!deeper(depth) || !advance()) return false;
         if (!expression(bi.prec, no, depth + 1)) return false;  // right-associative
         lhs = b_.make(op::select, lhs, yes, no);
         continue;
       }
       std::uint32_t rhs = 0;
-      if (!expression(bi.prec + 1, rhs, depth + 1)) return false;  // left-associative
+      if (!expression(bi.prec + 1, rhs, depth)) return false;  // left-associative
       lhs = b_.make(bi.code, lhs, rhs);
     }
     out = lhs;
@@ -169,10 +179,9 @@ class infix_parser {
   }
 
   constexpr bool unary(std::uint32_t& out, int depth) {
-    if (depth > max_infix_depth) return error_here("formula is nested too deeply");
     if (cur_.kind == tok::minus || cur_.kind == tok::plus || cur_.kind == tok::bang) {
       const tok k = cur_.kind;
-      if (!advance()) return false;
+      if (!deeper(depth) || !advance()) return false;
       std::uint32_t x = 0;
       if (!unary(x, depth + 1)) return false;
       out = k == tok::minus ? b_.make(op::fneg, x) : k == tok::bang ? b_.make(op::lnot, x) : x;
@@ -188,7 +197,7 @@ class infix_parser {
         out = b_.constant(t.num);
         return advance();
       case tok::lparen:
-        if (!advance()) return false;
+        if (!deeper(depth) || !advance()) return false;
         if (!expression(0, out, depth + 1)) return false;
         if (cur_.kind != tok::rparen) return error_here("expected ')'");
         return advance();
@@ -231,7 +240,7 @@ class infix_parser {
                "not a function (min, max, uadd, udiv, fmax, ... see docs/expressions.md)"));
     }
     const infix_function* f = &infix_functions[found];
-    if (!advance()) return false;  // '('
+    if (!deeper(depth) || !advance()) return false;  // '('
     std::vector<std::uint32_t> args;
     if (cur_.kind != tok::rparen) {
       while (true) {

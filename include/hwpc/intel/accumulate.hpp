@@ -22,7 +22,7 @@ namespace hwpc::intel {
 struct accumulation {
   const report_format* format = nullptr;
   std::vector<std::uint64_t> totals;  // per counter, in counter_list order
-  std::uint64_t elapsed_ticks = 0;    // sum of TIME_STAMP deltas
+  std::uint64_t elapsed_ticks = 0;    // sum of TIME_STAMP deltas, in ticks (timestamp_reading)
   std::size_t reports = 0;            // valid reports seen
   std::size_t skipped_zero = 0;       // reports skipped for a zero RPT_ID
   std::size_t intervals = 0;          // deltas summed (reports - 1 per unbroken stretch)
@@ -51,7 +51,8 @@ consteval bool u40_fields_fit_kernel() {
     for (const auto& fd : f.fields) {
       if (fd.bits != 40) continue;
       const std::size_t j = fd.offset / 4 - u40_low_dword;
-      if (fd.offset / 4 < u40_low_dword || j >= 32 || fd.high_byte_offset != u40_high_byte + j)
+      if (fd.offset / 4 < u40_low_dword || j >= u40_slots ||
+          fd.high_byte_offset != u40_high_byte + j)
         return false;
     }
   }
@@ -63,7 +64,8 @@ static_assert(u40_fields_fit_kernel(),
 // Adds the totals of one unbroken run of valid reports [first, first+n)
 // whose wraps `w` have been counted.
 inline void finish_run(const std::byte* first, std::size_t n, const report_format& f,
-                       const counter_list& counters, const wrap_counts& w, accumulation& acc) {
+                       const counter_list& counters, const wrap_counts& w,
+                       const timestamp_reading& tsr, accumulation& acc) {
   acc.reports += n;
   if (n < 2) return;
   acc.intervals += n - 1;
@@ -80,25 +82,46 @@ inline void finish_run(const std::byte* first, std::size_t n, const report_forma
     }
   };
   for (std::size_t c = 0; c < counters.size(); ++c) acc.totals[c] += total(counters[c]);
-  if (const field* ts = f.first_of(field_kind::timestamp)) acc.elapsed_ticks += total(*ts);
+  const field* ts = f.first_of(field_kind::timestamp);
+  if (ts == nullptr) return;
+  if (tsr.shift == 0) {
+    acc.elapsed_ticks += total(*ts);
+    return;
+  }
+  // A shifted TIME_STAMP (DG2) wraps at 2^31 ticks, which the dword wrap
+  // count does not see exactly (a field one lower with an odd start is no
+  // tick wrap): step through the run, one load per report.
+  std::uint64_t prev = load_field(first, *ts);
+  for (std::size_t k = 1; k < n; ++k) {
+    const std::uint64_t cur = load_field(first + k * f.size, *ts);
+    acc.elapsed_ticks += tsr.step(prev, cur);
+    prev = cur;
+  }
 }
 
 inline void add_step(const report_view& a, const report_view& b, const counter_list& counters,
-                     accumulation& acc) {
+                     const timestamp_reading& tsr, accumulation& acc) {
   const report_format& f = a.format();
   for (std::size_t c = 0; c < counters.size(); ++c) {
     acc.totals[c] += field_delta(counters[c], a.value(counters[c]), b.value(counters[c]));
   }
   if (const field* ts = f.first_of(field_kind::timestamp)) {
-    acc.elapsed_ticks += field_delta(*ts, a.value(*ts), b.value(*ts));
+    acc.elapsed_ticks += tsr.step(a.value(*ts), b.value(*ts));
   }
   ++acc.intervals;
 }
 
 }  // namespace detail
 
-inline accumulation accumulate(const report_buffer& buf, simd_path path = simd_path::automatic) {
+inline accumulation accumulate_naive(const report_buffer& buf, generation gen);
+
+// `gen` says how TIME_STAMP reads as ticks (timestamp_reading).
+inline accumulation accumulate(const report_buffer& buf, generation gen,
+                               simd_path path = simd_path::automatic) {
   const report_format& f = buf.format();
+  // A format built at run time beyond what the kernels were sized for.
+  if (!fits_limits(f)) return accumulate_naive(buf, gen);
+  const timestamp_reading tsr = timestamp_reading::of(f, gen);
   const counter_list counters(f);
   accumulation acc;
   acc.format = &f;
@@ -117,11 +140,11 @@ inline accumulation accumulate(const report_buffer& buf, simd_path path = simd_p
     }
     const std::byte* run = base + i * f.size;
     // Bridge the gap left by skipped reports: previous run's last -> this run's first.
-    if (prev_valid != nullptr) detail::add_step({prev_valid, f}, {run, f}, counters, acc);
+    if (prev_valid != nullptr) detail::add_step({prev_valid, f}, {run, f}, counters, tsr, acc);
     // The kernel walks the run and stops at the next zero RPT_ID.
     wrap_counts w;
     const std::size_t j = i + detail::wrap_count(run, n - i, f.size, has40, path, w);
-    detail::finish_run(run, j - i, f, counters, w, acc);
+    detail::finish_run(run, j - i, f, counters, w, tsr, acc);
     prev_valid = base + (j - 1) * f.size;
     i = j;
   }
@@ -130,8 +153,9 @@ inline accumulation accumulate(const report_buffer& buf, simd_path path = simd_p
 
 // The straightforward reference: sum every per-interval delta. Tests hold the
 // fast path to it, and benchmarks use it as the baseline.
-inline accumulation accumulate_naive(const report_buffer& buf) {
+inline accumulation accumulate_naive(const report_buffer& buf, generation gen) {
   const report_format& f = buf.format();
+  const timestamp_reading tsr = timestamp_reading::of(f, gen);
   const counter_list counters(f);
   accumulation acc;
   acc.format = &f;
@@ -144,11 +168,19 @@ inline accumulation accumulate_naive(const report_buffer& buf) {
       continue;
     }
     ++acc.reports;
-    if (prev != nullptr) detail::add_step(last, r, counters, acc);
+    if (prev != nullptr) detail::add_step(last, r, counters, tsr, acc);
     last = r;
     prev = &last;
   }
   return acc;
+}
+
+// The same with TIME_STAMP read as it is (every generation but 12.55).
+inline accumulation accumulate(const report_buffer& buf, simd_path path = simd_path::automatic) {
+  return accumulate(buf, generation::gen12, path);
+}
+inline accumulation accumulate_naive(const report_buffer& buf) {
+  return accumulate_naive(buf, generation::gen12);
 }
 
 }  // namespace hwpc::intel

@@ -17,15 +17,16 @@
 
 namespace hwpc::intel {
 
-inline accumulation accumulate_parallel(const report_buffer& buf, unsigned threads,
+inline accumulation accumulate_parallel(const report_buffer& buf, generation gen, unsigned threads,
                                         simd_path path = simd_path::automatic) {
   const report_format& f = buf.format();
+  const timestamp_reading tsr = timestamp_reading::of(f, gen);
   const std::size_t n = buf.size();
   // Below ~4 MiB per thread, thread start-up costs more than it saves.
   const std::size_t min_chunk = std::max<std::size_t>(1, (std::size_t{4} << 20) / f.size);
   const std::size_t max_threads = std::max<std::size_t>(1, n / min_chunk);
   const std::size_t t = std::min<std::size_t>(std::max(1u, threads), max_threads);
-  if (t <= 1) return accumulate(buf, path);
+  if (t <= 1) return accumulate(buf, gen, path);
 
   const std::size_t chunk = (n + t - 1) / t;
   std::vector<accumulation> parts(t);
@@ -35,7 +36,7 @@ inline accumulation accumulate_parallel(const report_buffer& buf, unsigned threa
     const std::size_t begin = k * chunk, end = std::min(n, begin + chunk);
     // Each slice is whole reports of a validated buffer, so make() cannot fail.
     auto sub = report_buffer::make(buf.bytes().subspan(begin * f.size, (end - begin) * f.size), f);
-    parts[k] = accumulate(*sub, path);
+    parts[k] = accumulate(*sub, gen, path);
   };
   for (std::size_t k = 1; k < t; ++k) pool.emplace_back(slice, k);
   slice(0);
@@ -52,11 +53,17 @@ inline accumulation accumulate_parallel(const report_buffer& buf, unsigned threa
     // Only when chunk k has a valid report of its own; otherwise the next
     // chunk's bridge spans this one.
     if (before > 0 && after < std::min(n, begin + chunk)) {
-      detail::add_step(buf[before - 1], buf[after], counters, acc);
+      detail::add_step(buf[before - 1], buf[after], counters, tsr, acc);
     }
     acc.merge(parts[k]);
   }
   return acc;
+}
+
+// The same with TIME_STAMP read as it is (every generation but 12.55).
+inline accumulation accumulate_parallel(const report_buffer& buf, unsigned threads,
+                                        simd_path path = simd_path::automatic) {
+  return accumulate_parallel(buf, generation::gen12, threads, path);
 }
 
 }  // namespace hwpc::intel

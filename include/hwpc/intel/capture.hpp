@@ -22,8 +22,9 @@
 //     }
 //   }
 //
-// TIME_STAMP is extended to 64 bits. Inside a stretch each step is taken
-// forward modulo 2^32. At the start of a stretch the value is placed next to
+// TIME_STAMP is read as ticks (timestamp_reading: on DG2 the field >> 1, 31
+// bits) and extended to 64 bits. Inside a stretch each step is taken
+// forward modulo 2^32 (2^31 on DG2). At the start of a stretch the value is placed next to
 // the event's reference (the latest correlation point of a recording), so a
 // gap in a recording of any length keeps its timestamps right; without a
 // reference the first stretch starts at the raw value and later stretches
@@ -46,7 +47,7 @@
 namespace hwpc::intel {
 
 struct capture_interval {
-  std::size_t index = 0;        // the later report's index in its source
+  std::size_t index = 0;        // the later report's ordinal in its source (slot or record)
   std::size_t offset = 0;       // the later report's byte offset
   std::size_t stretch = 0;      // 0-based number of the continuous stretch
   std::uint64_t timestamp = 0;  // the later report's TIME_STAMP, 64 bits
@@ -56,6 +57,11 @@ struct capture_interval {
   rpt_id_fields earlier_rpt;              // the earlier report's RPT_ID (context attribution)
   std::uint32_t earlier_ctx_id = 0;       // the earlier report's CTX_ID (0 without one)
   std::span<const std::uint64_t> deltas;  // per counter, counter_list order; valid until next feed
+  // The later report's 0-based index among every report event the tracker
+  // was fed (zero-RPT_ID reports included): the same number for the same
+  // report whether it came from a raw file, a stream or a recording, and the
+  // `report` of the emulator's truth CSV.
+  std::size_t report = 0;
 };
 
 struct capture_discontinuity {
@@ -63,26 +69,32 @@ struct capture_discontinuity {
   std::size_t offset = 0;
   std::size_t index = 0;
   std::size_t stretch = 0;  // the stretch it ends
+  std::size_t report = 0;   // report events before it: the index the next report gets
 };
 
 struct capture_stats {
+  std::size_t report_events = 0;    // every report event fed, zero-RPT_ID ones included
   std::size_t reports = 0;          // valid reports
   std::size_t intervals = 0;        // deltas produced
   std::size_t skipped_zero = 0;     // zero-RPT_ID reports skipped
   std::size_t discontinuities = 0;  // discontinuity events
   std::size_t stretches = 0;        // stretches that hold at least one report
+  // discontinuities by kind (event_kind order: report, report_lost, ...)
+  std::array<std::size_t, 5> by_kind{};
 };
 
 enum class delta_step : std::uint8_t { nothing, interval, discontinuity };
 
 class delta_tracker {
  public:
+  // Keeps a pointer to the format (one of the static tables of formats.hpp).
+  delta_tracker(const report_format&& f, generation gen) = delete;
   delta_tracker(const report_format& f, generation gen) noexcept
       : format_(&f), gen_(gen), counters_(f) {
-    const field* ts = f.first_of(field_kind::timestamp);
-    ts_field_ = ts;
-    ts_bits_ = ts != nullptr ? ts->bits : 32;
-    ts_mask_ = ts_bits_ >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << ts_bits_) - 1;
+    ts_field_ = f.first_of(field_kind::timestamp);
+    tsr_ = timestamp_reading::of(f, gen);
+    ts_bits_ = tsr_.bits;
+    ts_mask_ = tsr_.mask();
   }
 
   const report_format& format() const noexcept { return *format_; }
@@ -93,7 +105,8 @@ class delta_tracker {
   delta_step feed(const capture_event& e) noexcept {
     if (e.is_discontinuity()) {
       ++stats_.discontinuities;
-      gap_ = {e.kind, e.offset, e.index, stretch_};
+      ++stats_.by_kind[static_cast<std::size_t>(e.kind) % stats_.by_kind.size()];
+      gap_ = {e.kind, e.offset, e.index, stretch_, stats_.report_events};
       if (in_stretch_) {
         in_stretch_ = false;
         ++stretch_;
@@ -101,12 +114,14 @@ class delta_tracker {
       return delta_step::discontinuity;
     }
     const report_view r = e.report();
+    const std::size_t ordinal = stats_.report_events++;
     if (!r.is_valid()) {
       ++stats_.skipped_zero;
       return delta_step::nothing;
     }
     ++stats_.reports;
-    const std::uint64_t raw = ts_field_ != nullptr ? r.value(*ts_field_) : 0;
+    // In ticks: the field as the generation encodes it (timestamp_reading).
+    const std::uint64_t raw = ts_field_ != nullptr ? tsr_.ticks(r.value(*ts_field_)) : 0;
     std::uint64_t ts;
     if (in_stretch_) {
       ts = last_ts_ + ((raw - last_raw_) & ts_mask_);
@@ -131,7 +146,8 @@ class delta_tracker {
           stretch_,      ts,
           ts - last_ts_, r,
           rpt,           prev_rpt_,
-          prev_ctx_,     std::span<const std::uint64_t>(delta_.data(), counters_.size())};
+          prev_ctx_,     std::span<const std::uint64_t>(delta_.data(), counters_.size()),
+          ordinal};
     } else {
       ++stats_.stretches;
       in_stretch_ = true;
@@ -157,6 +173,7 @@ class delta_tracker {
   generation gen_;
   counter_list counters_;
   const field* ts_field_ = nullptr;
+  timestamp_reading tsr_{};
   unsigned ts_bits_ = 32;
   std::uint64_t ts_mask_ = 0;
   std::array<std::uint64_t, max_counters> prev_{};
@@ -168,7 +185,7 @@ class delta_tracker {
   std::size_t stretch_ = 0;
   rpt_id_fields prev_rpt_{};
   std::uint32_t prev_ctx_ = 0;
-  capture_interval iv_{0, 0, 0, 0, 0, report_view(nullptr, *format_), {}, {}, 0, {}};
+  capture_interval iv_{0, 0, 0, 0, 0, report_view(nullptr, *format_), {}, {}, 0, {}, 0};
   capture_discontinuity gap_{};
   capture_stats stats_{};
 };
@@ -233,6 +250,8 @@ class delta_range {
   };
 
   delta_range(const Source& src, generation gen) : src_(&src), tracker_(src.format(), gen) {}
+  // The range keeps a pointer to the source: a temporary would dangle.
+  delta_range(const Source&& src, generation gen) = delete;
   iterator begin() { return iterator(this, src_->begin(), src_->end()); }
   iterator end() { return iterator(this, src_->end(), src_->end()); }
   const capture_stats& stats() const noexcept { return tracker_.stats(); }
@@ -247,6 +266,10 @@ template <class Source>
 delta_range<Source> deltas(const Source& src, generation gen) {
   return delta_range<Source>(src, gen);
 }
+// deltas(raw_capture(buf), gen) would keep a pointer to the temporary
+// raw_capture past the statement: name the source first.
+template <class Source>
+delta_range<Source> deltas(const Source&& src, generation gen) = delete;
 
 // Calls on_interval(const capture_interval&) and
 // on_discontinuity(const capture_discontinuity&) in stream order.

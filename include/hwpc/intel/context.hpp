@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "hwpc/core/bytes.hpp"
@@ -104,10 +105,8 @@ class context_accumulator {
   // Contexts in the order they first appeared.
   const std::vector<context_totals>& contexts() const noexcept { return ctx_; }
   const context_totals* find(std::uint32_t ctx) const noexcept {
-    for (const auto& t : ctx_) {
-      if (*t.ctx_id == ctx) return &t;
-    }
-    return nullptr;
+    const auto it = index_.find(ctx);
+    return it == index_.end() ? nullptr : &ctx_[it->second];
   }
   // Intervals that ran with no valid context.
   const context_totals& no_context() const noexcept { return none_; }
@@ -115,13 +114,14 @@ class context_accumulator {
  private:
   context_totals& slot(std::uint32_t ctx) {
     // Consecutive intervals mostly share a context: try the last one first.
+    // Otherwise a hash lookup: a capture of many distinct context ids (a
+    // hostile file can give every report its own) stays linear.
     if (last_ < ctx_.size() && *ctx_[last_].ctx_id == ctx) return ctx_[last_];
-    for (std::size_t i = 0; i < ctx_.size(); ++i) {
-      if (*ctx_[i].ctx_id == ctx) {
-        last_ = i;
-        return ctx_[i];
-      }
+    if (const auto it = index_.find(ctx); it != index_.end()) {
+      last_ = it->second;
+      return ctx_[last_];
     }
+    index_.emplace(ctx, ctx_.size());
     context_totals t;
     t.ctx_id = ctx;
     t.totals.assign(ncounters_, 0);
@@ -133,6 +133,7 @@ class context_accumulator {
   context_filter filter_;
   std::size_t ncounters_;
   std::vector<context_totals> ctx_;
+  std::unordered_map<std::uint32_t, std::size_t> index_;  // ctx id -> position in ctx_
   context_totals none_;
   std::size_t last_ = 0;
 };

@@ -9,11 +9,13 @@
 #include <array>
 #include <cstddef>
 
+#include "hwpc/intel/format_limits.hpp"
 #include "hwpc/intel/formats.hpp"
 
 namespace hwpc::intel {
 
-inline constexpr std::size_t max_counters = 64;
+// The most counters any format has (format_limits.hpp).
+inline constexpr std::size_t max_counters = limits.counters;
 
 class counter_list {
  public:
@@ -46,6 +48,7 @@ consteval bool counters_are_in_canonical_order() {
       case field_kind::gpu_ticks:
         return 0;
       case field_kind::mpec:
+      case field_kind::pec:  // never in the same format as MPEC
         return 1;
       case field_kind::a:
         return 2;
@@ -57,13 +60,20 @@ consteval bool counters_are_in_canonical_order() {
         return 9;
     }
   };
-  for (const auto& f : all_formats) {
+  auto ordered = [&](const report_format& f) {
     counter_list c(f);
     if (c.size() > max_counters) return false;
     for (std::size_t i = 1; i < c.size(); ++i) {
       const int r0 = rank(c[i - 1].kind), r1 = rank(c[i].kind);
       if (r0 > r1 || (r0 == r1 && c[i - 1].index >= c[i].index)) return false;
     }
+    return true;
+  };
+  for (const auto& f : all_formats) {
+    if (!ordered(f)) return false;
+  }
+  for (const auto& x : xe_formats) {
+    if (!ordered(x.layout)) return false;
   }
   return true;
 }

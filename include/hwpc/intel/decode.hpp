@@ -41,8 +41,8 @@ template <class F>
 decode_stats for_each_interval(const report_buffer& buf, generation gen, F&& on_interval) {
   const report_format& f = buf.format();
   const counter_list counters(f);
-  const field* ts_field = f.first_of(field_kind::timestamp);
-  timestamp_extender extend(ts_field != nullptr ? ts_field->bits : 32);
+  const timestamp_reading tsr = timestamp_reading::of(f, gen);
+  timestamp_extender extend(tsr.bits);
   std::array<std::uint64_t, max_counters> prev{};
   std::array<std::uint64_t, max_counters> delta{};
   std::uint64_t prev_ts = 0;
@@ -55,7 +55,7 @@ decode_stats for_each_interval(const report_buffer& buf, generation gen, F&& on_
       continue;
     }
     ++st.reports;
-    const std::uint64_t ts = extend(r.timestamp());
+    const std::uint64_t ts = extend(tsr.ticks(r.timestamp()));
     for (std::size_t c = 0; c < counters.size(); ++c) {
       const std::uint64_t v = r.value(counters[c]);
       delta[c] = field_delta(counters[c], prev[c], v);
@@ -80,10 +80,11 @@ namespace detail {
 // consecutive lanes find their high bytes in eight consecutive bytes.
 struct column_plan {
   static constexpr std::uint8_t none = 0xff;
-  std::array<std::uint8_t, 64> column;      // lane -> column, or none
-  std::array<std::uint32_t, 64> hi_mask{};  // 0xff on lanes of 40-bit counters
-  std::uint8_t groups = 0;                  // bit v: lanes 8v..8v+7 hold a counter
-  std::uint8_t groups40 = 0;                // bit v: ... and one of them is 40-bit
+  static constexpr std::size_t max_lanes = limits.report_dwords();
+  std::array<std::uint8_t, max_lanes> column;      // lane -> column, or none
+  std::array<std::uint32_t, max_lanes> hi_mask{};  // 0xff on lanes of 40-bit counters
+  std::uint8_t groups = 0;                         // bit v: lanes 8v..8v+7 hold a counter
+  std::uint8_t groups40 = 0;                       // bit v: ... and one of them is 40-bit
 
   column_plan(const report_format& f, const counter_list& counters, std::size_t nc) noexcept {
     column.fill(none);
@@ -91,9 +92,15 @@ struct column_plan {
     for (std::size_t c = 0; c < nc; ++c) {
       const field& fd = counters[c];
       const std::size_t lane = fd.offset / 4;
-      const bool tile = lanes <= 64 && f.size % 32 == 0 && fd.offset % 4 == 0 && lane < lanes &&
-                        (fd.bits == 32 || (fd.bits == 40 && lane >= 4 && lane < 40 &&
-                                           fd.high_byte_offset == 156 + lane));
+      // Tiles cover 8 groups of 8 lanes (the `groups` bits); a 40-bit lane
+      // finds its high byte by the pairing format_limits.hpp derives
+      // (156 + lane for dw(4+j)/byte(160+j)).
+      const bool tile =
+          lanes <= 64 && lanes <= max_lanes && f.size % 32 == 0 && fd.offset % 4 == 0 &&
+          lane < lanes &&
+          (fd.bits == 32 ||
+           (fd.bits == 40 && lane >= limits.u40_low_dword && lane < 40 &&
+            fd.high_byte_offset == limits.u40_high_byte - limits.u40_low_dword + lane));
       if (!tile) continue;  // written by the scalar loop
       column[lane] = static_cast<std::uint8_t>(c);
       groups |= static_cast<std::uint8_t>(1u << (lane / 8));
@@ -214,7 +221,8 @@ inline void deltas_scalar(const std::byte* const* r, std::size_t rows, const fie
 }  // namespace detail
 
 // Writes the deltas as columns (structure of arrays): columns[c][k] is the
-// delta of counter c over interval k, timestamps[k] its extended timestamp.
+// delta of counter c over interval k, timestamps[k] its extended timestamp
+// in ticks of generation `gen` (timestamp_reading).
 // Each column must hold at least buf.size() - 1 values. Returns the number
 // of intervals written. Results are identical on every path; `path` selects
 // the implementation (scalar: the plain blocked loop; otherwise the AVX2
@@ -224,7 +232,7 @@ inline void deltas_scalar(const std::byte* const* r, std::size_t rows, const fie
 // cost nothing later): 32-bit and 40-bit counters go through 8x8 transposed
 // tiles, everything else — and the last rows of a block that do not fill a
 // tile — through a load, a subtract and a contiguous store per counter.
-inline std::size_t deltas_to_columns(const report_buffer& buf,
+inline std::size_t deltas_to_columns(const report_buffer& buf, generation gen,
                                      std::span<std::uint64_t* const> columns,
                                      std::uint64_t* timestamps = nullptr,
                                      simd_path path = simd_path::automatic) {
@@ -233,7 +241,8 @@ inline std::size_t deltas_to_columns(const report_buffer& buf,
   const counter_list counters(f);
   const std::size_t nc = counters.size() < columns.size() ? counters.size() : columns.size();
   const field* ts_field = f.first_of(field_kind::timestamp);
-  timestamp_extender extend(ts_field != nullptr ? ts_field->bits : 32);
+  const timestamp_reading tsr = timestamp_reading::of(f, gen);
+  timestamp_extender extend(tsr.bits);
   const detail::column_plan plan(f, counters, nc);
   bool tiles = false;
 #if defined(HWPC_HAVE_AVX2_KERNEL)
@@ -267,9 +276,9 @@ inline std::size_t deltas_to_columns(const report_buffer& buf,
       detail::deltas_scalar(r.data() + from, rows - from, counters[c], columns[c] + k + from);
     }
     if (ts_field != nullptr) {
-      if (k == 0) extend(load_field(r[0], *ts_field));
+      if (k == 0) extend(tsr.ticks(load_field(r[0], *ts_field)));
       for (std::size_t j = 0; j < rows; ++j) {
-        const std::uint64_t ts = extend(load_field(r[j + 1], *ts_field));
+        const std::uint64_t ts = extend(tsr.ticks(load_field(r[j + 1], *ts_field)));
         if (timestamps != nullptr) timestamps[k + j] = ts;
       }
     }
@@ -278,6 +287,14 @@ inline std::size_t deltas_to_columns(const report_buffer& buf,
     m = 1;
   }
   return k;
+}
+
+// The same with TIME_STAMP read as it is (every generation but 12.55).
+inline std::size_t deltas_to_columns(const report_buffer& buf,
+                                     std::span<std::uint64_t* const> columns,
+                                     std::uint64_t* timestamps = nullptr,
+                                     simd_path path = simd_path::automatic) {
+  return deltas_to_columns(buf, generation::gen12, columns, timestamps, path);
 }
 
 }  // namespace hwpc::intel

@@ -31,6 +31,7 @@ enum class field_kind : std::uint8_t {
   c,          // custom counters
   mpec,       // media performance event counters (OAM)
   inst_add,   // HSW "INST ADD" cell: reported raw, not a counter (docs/formats.md)
+  pec,        // Xe2/Xe3 programmable event counters (formats_xe.hpp)
 };
 
 struct field {
@@ -44,7 +45,7 @@ struct field {
   // Fields whose difference between two reports means something.
   constexpr bool is_counter() const noexcept {
     return kind == field_kind::a || kind == field_kind::b || kind == field_kind::c ||
-           kind == field_kind::mpec || kind == field_kind::gpu_ticks;
+           kind == field_kind::mpec || kind == field_kind::gpu_ticks || kind == field_kind::pec;
   }
   constexpr std::uint64_t mask() const noexcept {
     return bits >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << bits) - 1);
@@ -104,6 +105,15 @@ inline constexpr std::string_view c_names[] = {"C0", "C1", "C2", "C3", "C4", "C5
 inline constexpr std::string_view mpec_names[] = {"MPEC0", "MPEC1", "MPEC2", "MPEC3",
                                                   "MPEC4", "MPEC5", "MPEC6", "MPEC7"};
 
+inline constexpr std::string_view pec_names[] = {
+    "PEC0",  "PEC1",  "PEC2",  "PEC3",  "PEC4",  "PEC5",  "PEC6",  "PEC7",  "PEC8",  "PEC9",
+    "PEC10", "PEC11", "PEC12", "PEC13", "PEC14", "PEC15", "PEC16", "PEC17", "PEC18", "PEC19",
+    "PEC20", "PEC21", "PEC22", "PEC23", "PEC24", "PEC25", "PEC26", "PEC27", "PEC28", "PEC29",
+    "PEC30", "PEC31", "PEC32", "PEC33", "PEC34", "PEC35", "PEC36", "PEC37", "PEC38", "PEC39",
+    "PEC40", "PEC41", "PEC42", "PEC43", "PEC44", "PEC45", "PEC46", "PEC47", "PEC48", "PEC49",
+    "PEC50", "PEC51", "PEC52", "PEC53", "PEC54", "PEC55", "PEC56", "PEC57", "PEC58", "PEC59",
+    "PEC60", "PEC61", "PEC62", "PEC63"};
+
 constexpr std::string_view counter_name(field_kind k, unsigned i) {
   switch (k) {
     case field_kind::a:
@@ -114,6 +124,8 @@ constexpr std::string_view counter_name(field_kind k, unsigned i) {
       return c_names[i];
     case field_kind::mpec:
       return mpec_names[i];
+    case field_kind::pec:
+      return pec_names[i];
     default:
       return {};
   }

@@ -9,7 +9,9 @@
 // byte offset, a size of 0, a size smaller than the header, a size larger
 // than what remains, and a size that its type does not allow. Iteration
 // afterwards trusts the sizes and yields capture_events that point into the
-// caller's bytes. Types this reader does not know are skipped by their size.
+// caller's bytes. Types this reader does not know are skipped by their size
+// and counted: unknown_records() and first_unknown() say how many were
+// skipped and where the first one was, so no record is dropped unreported.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +37,12 @@ inline constexpr std::uint32_t timestamp_correlation = 65539;
 }  // namespace record_type
 
 inline constexpr std::size_t record_header_size = 8;
+
+// The first record of a type the reader skipped.
+struct unknown_record {
+  std::uint32_t type = 0;
+  std::size_t offset = 0;  // byte offset of its header
+};
 
 struct record_header {
   std::uint32_t type = 0;
@@ -214,6 +222,9 @@ class i915_stream {
 
   // Validates every record header of `bytes` (what read() returned, or a
   // concatenation of reads). `base_offset` is added to offsets.
+  // The reader keeps a pointer to the format: not a temporary.
+  static result<i915_stream> make(byte_span bytes, const report_format&& format,
+                                  std::size_t base_offset = 0) = delete;
   static result<i915_stream> make(byte_span bytes, const report_format& format,
                                   std::size_t base_offset = 0) {
     if (bytes.empty()) return make_error(errc::empty_input, base_offset, "no records");
@@ -224,7 +235,7 @@ class i915_stream {
       auto known = detail::check_stream_record(*h, format, base_offset + at);
       if (!known) return known.error_value();
       ++s.records_;
-      if (!*known) ++s.unknown_;
+      if (!*known && s.unknown_++ == 0) s.first_unknown_ = {h->type, base_offset + at};
       if (h->type == record_type::sample) ++s.samples_;
       at += h->size;
     }
@@ -234,7 +245,10 @@ class i915_stream {
   const report_format& format() const noexcept { return *format_; }
   std::size_t records() const noexcept { return records_; }
   std::size_t samples() const noexcept { return samples_; }
+  // Records of a type this reader does not know, skipped by their size.
   std::size_t unknown_records() const noexcept { return unknown_; }
+  // The first of them (meaningful when unknown_records() != 0).
+  const unknown_record& first_unknown() const noexcept { return first_unknown_; }
   iterator begin() const noexcept { return {this, 0, 0}; }
   iterator end() const noexcept { return {this, bytes_.size(), records_}; }
 
@@ -247,6 +261,7 @@ class i915_stream {
   std::size_t records_ = 0;
   std::size_t samples_ = 0;
   std::size_t unknown_ = 0;
+  unknown_record first_unknown_{};
 };
 
 }  // namespace hwpc::intel

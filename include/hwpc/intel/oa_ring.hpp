@@ -138,26 +138,30 @@ class oa_ring {
   };
 
   // Checks the ring and its pointers and works out which reports to read.
-  // Errors (errc::inconsistent or errc::misaligned) name the byte offset in
-  // the ring, or the ring's size for a bad size.
+  // A misaligned head or tail inside the ring is errc::misaligned at its byte
+  // offset in the ring. A bad ring size, or a head or tail pointer outside
+  // the buffer, is errc::inconsistent with no byte offset (error_anchor::none):
+  // those values come from registers and name no place in the ring's bytes;
+  // the message gives the pointer and the buffer's range.
+  // The reader keeps a pointer to the format: not a temporary.
+  static result<oa_ring> make(byte_span ring, const report_format&& format,
+                              const oa_ring_registers& regs,
+                              const oa_ring_options& opts = {}) = delete;
   static result<oa_ring> make(byte_span ring, const report_format& format,
                               const oa_ring_registers& regs, const oa_ring_options& opts = {}) {
     const std::size_t size = ring.size();
     if (size < oa_ring_min_size || size > oa_ring_max_size || (size & (size - 1)) != 0) {
-      return make_error(errc::inconsistent, size,
-                        "OA buffer size " + std::to_string(size) +
+      return register_error("OA buffer size " + std::to_string(size) +
                             " is not a power of two from 128 KiB to 16 MiB");
     }
     const std::size_t rs = format.size;
     if (regs.head < regs.base || regs.head - regs.base > size) {
-      return make_error(errc::inconsistent, regs.head >= regs.base ? regs.head - regs.base : 0,
-                        "head pointer " + to_hex(regs.head) + " is outside the OA buffer [" +
-                            to_hex(regs.base) + ", " + to_hex(regs.base + size) + ")");
+      return register_error("head pointer " + to_hex(regs.head) + " is outside the OA buffer [" +
+                            to_hex(regs.base) + ", " + to_hex(regs.base + size) + "]");
     }
     if (regs.tail < regs.base || regs.tail - regs.base > size) {
-      return make_error(errc::inconsistent, regs.tail >= regs.base ? regs.tail - regs.base : 0,
-                        "tail pointer " + to_hex(regs.tail) + " is outside the OA buffer [" +
-                            to_hex(regs.base) + ", " + to_hex(regs.base + size) + ")");
+      return register_error("tail pointer " + to_hex(regs.tail) + " is outside the OA buffer [" +
+                            to_hex(regs.base) + ", " + to_hex(regs.base + size) + "]");
     }
     // The driver accepts a pointer equal to the end of the buffer (it checks
     // `> size`); it is the same place as offset 0.
@@ -245,6 +249,10 @@ class oa_ring {
   oa_ring(byte_span ring, const report_format& f, const oa_ring_registers& regs,
           std::size_t head) noexcept
       : ring_(ring), format_(&f), regs_(regs), head_(head) {}
+
+  static error register_error(std::string message) {
+    return error{errc::inconsistent, 0, std::move(message), error_anchor::none};
+  }
 
   void add_status(event_kind k) noexcept { status_events_[n_status_++] = k; }
   std::size_t steps() const noexcept { return n_status_ + n_reports_; }

@@ -20,7 +20,9 @@ enum class generation : std::uint8_t {
   gen11,
   gen12,
   gen12_5,
-  gen12_7
+  gen12_7,
+  xe2,  // Xe2 (graphics IP 20.x: Lunar Lake, Battlemage), Xe driver only
+  xe3,  // Xe3 (graphics IP 30.x: Panther Lake), Xe driver only
 };
 
 enum class platform : std::uint8_t {
@@ -44,6 +46,9 @@ enum class platform : std::uint8_t {
   dg1,  // Gen12
   dg2,  // Gen12.5
   mtl,  // Gen12.7
+  lnl,  // Xe2, graphics IP 20.04
+  bmg,  // Xe2, graphics IP 20.01
+  ptl,  // Xe3, graphics IP 30.00
 };
 
 struct platform_info {
@@ -76,6 +81,11 @@ inline constexpr std::array platform_table{
     platform_info{platform::dg1, "dg1", generation::gen12, 19'200'000},
     platform_info{platform::dg2, "dg2", generation::gen12_5, 19'200'000},
     platform_info{platform::mtl, "mtl", generation::gen12_7, 19'200'000},
+    // Xe2/Xe3: the Xe driver reports the OA timestamp frequency per OA unit
+    // (drm_xe_oa_unit.oa_timestamp_freq); 19.2 MHz is only a default.
+    platform_info{platform::lnl, "lnl", generation::xe2, 19'200'000},
+    platform_info{platform::bmg, "bmg", generation::xe2, 19'200'000},
+    platform_info{platform::ptl, "ptl", generation::xe3, 19'200'000},
 };
 
 constexpr const platform_info& info(platform p) noexcept {
@@ -102,6 +112,34 @@ constexpr std::optional<platform> platform_from_name(std::string_view name) noex
     if (p.name == name) return p.id;
   }
   return std::nullopt;
+}
+
+// How OA reports carry TIME_STAMP (docs/formats.md, "TIME_STAMP on DG2 and
+// MTL"). On graphics 12.55 (DG2) the report's field counts twice as fast as
+// the timestamp the reported frequency describes: the ticks are the field
+// shifted right by one, and only 31 bits of them are valid (IGT's and Mesa's
+// OA readers both do this). Every other platform, Meteor Lake included, uses
+// the field as it is.
+struct oa_timestamp_encoding {
+  unsigned shift = 0;  // ticks = field >> shift
+  unsigned bits = 32;  // valid bits of the ticks (they wrap at 2^bits)
+};
+
+constexpr oa_timestamp_encoding oa_timestamp_encoding_of(generation g) noexcept {
+  if (g == generation::gen12_5) return {1, 31};
+  return {};
+}
+
+// The timestamp ticks a report's 32-bit TIME_STAMP field stands for, modulo
+// 2^bits of the encoding.
+constexpr std::uint64_t oa_timestamp_ticks(generation g, std::uint64_t field) noexcept {
+  const oa_timestamp_encoding e = oa_timestamp_encoding_of(g);
+  return (field >> e.shift) & ((std::uint64_t{1} << e.bits) - 1);
+}
+
+// The report field that carries `ticks` (the emulator's direction).
+constexpr std::uint32_t oa_timestamp_field(generation g, std::uint64_t ticks) noexcept {
+  return static_cast<std::uint32_t>(ticks << oa_timestamp_encoding_of(g).shift);
 }
 
 }  // namespace hwpc::intel

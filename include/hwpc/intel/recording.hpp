@@ -12,7 +12,7 @@
 //         the slice/subslice/EU masks, padded to 8 bytes
 //   65539 TIMESTAMP_CORRELATION  {u64 cpu_timestamp (CLOCK_MONOTONIC ns);
 //         u64 gpu_timestamp}
-// Other types are skipped by their size.
+// Other types are skipped by their size and counted (unknown_records()).
 //
 // Where the public reader trusts sizes (a size of 0 loops forever) or
 // asserts, recording::make() returns an error naming the byte offset:
@@ -20,8 +20,9 @@
 // size is 0, below its header, past the end or wrong for its type, a second
 // DEVICE_INFO, a SAMPLE before DEVICE_INFO, no DEVICE_INFO at all, a device
 // that maps to no platform, and an OA format the platform does not have.
-// Reports outside the correlated time range get an extrapolated CPU time
-// (time_correlation.hpp), never an assertion.
+// Correlation points must run forwards in both clocks (time_correlation.hpp
+// names the offending record). Reports outside the correlated time range get
+// an extrapolated CPU time, never an assertion.
 #pragma once
 
 #include <algorithm>
@@ -209,8 +210,8 @@ class recording {
             auto known = detail::check_stream_record(h, *r.format_, at);
             if (!known) return known.error_value();
             if (h.type == record_type::sample) ++r.samples_;
-          } else {
-            ++r.unknown_;
+          } else if (r.unknown_++ == 0) {
+            r.first_unknown_ = {h.type, at};
           }
       }
       at += h.size;
@@ -219,7 +220,9 @@ class recording {
       return make_error(errc::inconsistent, bytes.size(),
                         "the recording has no DEVICE_INFO record (no format, no frequency)");
     }
-    r.time_ = time_correlation(std::move(points), r.timestamp_frequency());
+    auto time = time_correlation::make(std::move(points), r.timestamp_frequency());
+    if (!time) return time.error_value();
+    r.time_ = std::move(*time);
     return r;
   }
 
@@ -239,7 +242,9 @@ class recording {
   const time_correlation& time() const noexcept { return time_; }
   std::size_t records() const noexcept { return records_; }
   std::size_t samples() const noexcept { return samples_; }
+  // Records of a type hwpc does not know, skipped by their size, and the first.
   std::size_t unknown_records() const noexcept { return unknown_; }
+  const unknown_record& first_unknown() const noexcept { return first_unknown_; }
 
   iterator begin() const noexcept { return {this, 0, 0}; }
   iterator end() const noexcept { return {this, bytes_.size(), records_}; }
@@ -350,6 +355,7 @@ class recording {
   std::size_t records_ = 0;
   std::size_t samples_ = 0;
   std::size_t unknown_ = 0;
+  unknown_record first_unknown_{};
 };
 
 }  // namespace hwpc::intel

@@ -14,6 +14,7 @@
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
 #include "hwpc/intel/formats.hpp"
+#include "hwpc/intel/platform.hpp"
 #include "hwpc/intel/rpt_id.hpp"
 
 namespace hwpc::intel {
@@ -163,6 +164,36 @@ class report_buffer {
   constexpr report_buffer(byte_span b, const report_format& f) noexcept : bytes_(b), format_(&f) {}
   byte_span bytes_;
   const report_format* format_;
+};
+
+// How a format's TIME_STAMP field reads as timestamp ticks on a generation:
+// the 32-bit field follows oa_timestamp_encoding_of (platform.hpp; on DG2 the
+// ticks are the field >> 1 with 31 valid bits), a 64-bit field is the ticks.
+// Every reader takes the field through ticks() and then extends `bits` wide,
+// so deltas, elapsed ticks and timestamps are all in the ticks the reported
+// frequency describes.
+struct timestamp_reading {
+  unsigned shift = 0;
+  unsigned bits = 32;
+
+  static constexpr timestamp_reading of(const report_format& f, generation g) noexcept {
+    const field* ts = f.first_of(field_kind::timestamp);
+    if (ts == nullptr) return {};
+    if (ts->bits != 32) return {0, ts->bits};
+    const oa_timestamp_encoding e = oa_timestamp_encoding_of(g);
+    return {e.shift, e.bits};
+  }
+  constexpr std::uint64_t mask() const noexcept {
+    return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  }
+  constexpr std::uint64_t ticks(std::uint64_t field_value) const noexcept {
+    return (field_value >> shift) & mask();
+  }
+  // Ticks from one report to the next, modulo 2^bits.
+  constexpr std::uint64_t step(std::uint64_t earlier_field,
+                               std::uint64_t later_field) const noexcept {
+    return (ticks(later_field) - ticks(earlier_field)) & mask();
+  }
 };
 
 // Extends a free-running 32-bit TIME_STAMP to 64 bits across wraps. The OA

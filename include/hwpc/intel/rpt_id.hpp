@@ -65,7 +65,10 @@ constexpr rpt_id_fields decode_rpt_id(generation gen, std::uint32_t v) noexcept 
   r.reasons_known = true;
   unsigned reason = bits(v, 24, 19);
   if (gen == generation::gen8) reason &= 0x1f;  // bit 24 reserved on Gen8
-  if (gen >= generation::gen12 && bit(v, 25)) reason |= 1u << 6;
+  // Xe2/Xe3: IGT's library decodes bit 25 as MMIO trigger on Gfx12 only; on
+  // Xe2+ the reason field is the 6 bits 24:19 and bits 31:25 hold the slice
+  // clock as on Gen9 (FACTS-xe.md section 4; docs/formats.md, "Xe driver").
+  if (gen >= generation::gen12 && gen < generation::xe2 && bit(v, 25)) reason |= 1u << 6;
   r.reasons = static_cast<report_reason>(reason);
   r.start_trigger_event = bit(v, 18);
   r.threshold_enable = bit(v, 17);
@@ -77,7 +80,7 @@ constexpr rpt_id_fields decode_rpt_id(generation gen, std::uint32_t v) noexcept 
   // Gen12 reuses bit 25 for the MMIO-trigger reason, which collides with the
   // Gen9 slice-clock field (31:25); with no Gen12 table to settle it, the clock
   // fields are decoded on Gen9..Gen11 only (docs/formats.md).
-  if (gen >= generation::gen9 && gen < generation::gen12) {
+  if ((gen >= generation::gen9 && gen < generation::gen12) || gen >= generation::xe2) {
     r.has_clock_fields = true;
     r.slice_clock = bits(v, 31, 25) | (bits(v, 10, 9) << 7);
     r.unslice_clock = bits(v, 8, 0);

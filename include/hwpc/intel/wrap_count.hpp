@@ -7,7 +7,9 @@
 // 64-bit totals are formed once at the end. The kernel treats a report as
 // an array of dword lanes, whatever the format; 40-bit counters (low dword
 // at dw(4+j), bits 39:32 at byte 160+j on every format that has them) get a
-// second set of 40-bit wrap counts.
+// second set of 40-bit wrap counts. Lane and slot counts, and the pairing,
+// come from the format tables (format_limits.hpp); the vector kernels
+// static_assert the layout they were written for.
 //
 // A kernel walks a run of reports and stops at the first report whose RPT_ID
 // is zero (one the OA unit never wrote), so accumulation streams the buffer
@@ -24,6 +26,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "hwpc/intel/format_limits.hpp"
+
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>  // AVX2 intrinsics, used inside [[gnu::target("avx2")]] functions
 #endif
@@ -34,14 +38,17 @@ enum class simd_path : std::uint8_t { automatic, scalar, vector, avx2 };
 
 // Wrap counts of one run, per dword lane and per 40-bit counter slot.
 struct wrap_counts {
-  std::array<std::uint64_t, 64> dword{};  // lane d: steps where dword d decreased
-  std::array<std::uint64_t, 32> u40{};    // slot j: steps where the 40-bit value j decreased
+  std::array<std::uint64_t, limits.report_dwords()>
+      dword{};  // lane d: steps where dword d decreased
+  std::array<std::uint64_t, limits.u40_slots>
+      u40{};  // slot j: steps where 40-bit value j decreased
 };
 
 namespace detail {
 
-inline constexpr std::size_t u40_low_dword = 4;    // dw of the low half of slot 0
-inline constexpr std::size_t u40_high_byte = 160;  // byte of bits 39:32 of slot 0
+inline constexpr std::size_t u40_low_dword = limits.u40_low_dword;  // dw of slot 0's low half
+inline constexpr std::size_t u40_high_byte = limits.u40_high_byte;  // byte of slot 0's bits 39:32
+inline constexpr std::size_t u40_slots = limits.u40_slots;
 
 // Runs longer than this are split so that 32-bit lane counts cannot overflow.
 inline constexpr std::size_t max_run_chunk = std::size_t{1} << 31;
@@ -52,22 +59,25 @@ inline constexpr std::size_t max_run_chunk = std::size_t{1} << 31;
 // taken as valid.
 inline std::size_t wrap_count_scalar(const std::byte* p, std::size_t n, std::size_t size,
                                      bool has40, wrap_counts& out) noexcept {
+  // Callers pass sizes of formats that fit the limits (fits_limits(); accumulate()
+  // checks); the clamp keeps a stray size from copying past the arrays.
+  if (size > limits.report_bytes) size = limits.report_bytes;
   const std::size_t lanes = size / 4;
-  std::array<std::uint32_t, 64> prev{};
+  std::array<std::uint32_t, limits.report_dwords()> prev{};
   std::memcpy(prev.data(), p, size);
-  std::array<std::uint64_t, 32> prev40{};
+  std::array<std::uint64_t, u40_slots> prev40{};
   auto load40 = [](const std::byte* r, std::size_t j) {
     std::uint32_t lo;
     std::memcpy(&lo, r + 4 * (u40_low_dword + j), 4);
     return lo | (std::uint64_t{std::to_integer<std::uint8_t>(r[u40_high_byte + j])} << 32);
   };
   if (has40) {
-    for (std::size_t j = 0; j < 32; ++j) prev40[j] = load40(p, j);
+    for (std::size_t j = 0; j < u40_slots; ++j) prev40[j] = load40(p, j);
   }
   std::size_t i = 1;
   for (; i < n; ++i) {
     const std::byte* r = p + i * size;
-    std::array<std::uint32_t, 64> cur;
+    std::array<std::uint32_t, limits.report_dwords()> cur;
     std::memcpy(cur.data(), r, size);
     if (cur[0] == 0) break;
     for (std::size_t d = 0; d < lanes; ++d) {
@@ -75,7 +85,7 @@ inline std::size_t wrap_count_scalar(const std::byte* p, std::size_t n, std::siz
       prev[d] = cur[d];
     }
     if (has40) {
-      for (std::size_t j = 0; j < 32; ++j) {
+      for (std::size_t j = 0; j < u40_slots; ++j) {
         const std::uint64_t v = load40(r, j);
         out.u40[j] += v < prev40[j];
         prev40[j] = v;
@@ -87,6 +97,12 @@ inline std::size_t wrap_count_scalar(const std::byte* p, std::size_t n, std::siz
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
 #define HWPC_HAVE_VECTOR_KERNEL 1
+// The vector kernels hold 40-bit slots in lanes u40_low_dword + j of the five
+// 8-lane groups of a 256-byte report, reading high bytes at 156 + lane.
+static_assert(u40_low_dword == 4 && u40_high_byte == 160 && u40_low_dword + u40_slots <= 40,
+              "the vector wrap kernels assume the dw(4+j)/byte(160+j) pairing of 40-bit slots");
+static_assert(limits.report_dwords() >= 64 || limits.u40_slots == 0,
+              "40-bit counters live in 256-byte reports");
 using i32x8 = std::int32_t __attribute__((vector_size(32)));
 using u8x16 = std::uint8_t __attribute__((vector_size(16)));
 
@@ -146,7 +162,7 @@ std::size_t wrap_count_vector(const std::byte* p, std::size_t n, bool has40,
     }
   }
   if (do40) {
-    for (std::size_t j = 0; j < 32; ++j) {
+    for (std::size_t j = 0; j < u40_slots; ++j) {
       const std::size_t lane = u40_low_dword + j;
       out.u40[j] += static_cast<std::uint32_t>(count40[lane / 8][lane % 8]);
     }
@@ -222,14 +238,14 @@ template <std::size_t V>
     for (std::size_t g = 0; g < G; ++g) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(w40 + 8 * g), wrap40[g]);
     }
-    for (std::size_t j = 0; j < 32; ++j) out.u40[j] += w40[u40_low_dword + j];
+    for (std::size_t j = 0; j < u40_slots; ++j) out.u40[j] += w40[u40_low_dword + j];
   }
   const std::uint32_t steps = static_cast<std::uint32_t>(i - 1);
   std::uint32_t k[V * 8];
   for (std::size_t v = 0; v < V; ++v) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(k + 8 * v), kept[v]);
   }
-  for (std::size_t d = 0; d < V * 8; ++d) out.dword[d] += steps - k[d];
+  for (std::size_t d = 0; d < V * 8 && d < out.dword.size(); ++d) out.dword[d] += steps - k[d];
   return i;
 }
 

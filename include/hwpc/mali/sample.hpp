@@ -27,11 +27,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
 #include "hwpc/core/hex.hpp"
 #include "hwpc/mali/block.hpp"
+#include "hwpc/mali/table.hpp"
 
 namespace hwpc::mali {
 
@@ -118,18 +120,6 @@ class block_view {
   block_type type_;
 };
 
-// Counters summed over all instances of each block type; header words are 0.
-struct block_sums {
-  std::array<std::array<std::uint64_t, counters_per_block>, block_type_count> values{};
-
-  constexpr std::uint64_t at(block_type t, std::size_t index) const noexcept {
-    return values[static_cast<std::size_t>(t)][index];
-  }
-  constexpr std::uint64_t operator[](counter_id id) const noexcept {
-    return at(id.block, id.index);
-  }
-};
-
 class sample {
  public:
   // Checks the layout and the size, in this order: the layout itself
@@ -166,6 +156,9 @@ class sample {
     }
     return sample(layout, data);
   }
+
+  // A sample views the caller's bytes: a temporary vector would dangle.
+  static result<sample> parse(const sample_layout&, std::vector<std::byte>&&) = delete;
 
   const sample_layout& layout() const noexcept { return layout_; }
   std::span<const std::byte> bytes() const noexcept { return data_; }

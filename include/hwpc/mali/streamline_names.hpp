@@ -20,14 +20,6 @@
 
 namespace hwpc::mali {
 
-struct streamline_counter {
-  std::string_view name;     // as the guide writes it, without '$'
-  std::string_view hw_name;  // hardware counter name
-  counter_id id;
-  std::string_view group;        // evidence: the description's group name
-  std::string_view group_human;  // evidence: the counter's name within the group
-};
-
 namespace detail {
 // clang-format off
 inline constexpr streamline_counter streamline_table[] = {

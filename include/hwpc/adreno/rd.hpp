@@ -1,0 +1,198 @@
+// freedreno .rd capture files: sections, and the GPU address space one submit's
+// GPUADDR + BUFFER_CONTENTS sections describe (docs/adreno.md, ".rd captures").
+//
+// A file is a sequence of sections `u32 type; u32 size; size bytes`, no
+// padding between sections (msm_rd.c and Mesa's redump.h agree). Views are
+// zero-copy: every payload and buffer is a span into the caller's bytes, and
+// every offset is a byte offset into those bytes.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hwpc/core/bytes.hpp"
+#include "hwpc/core/error.hpp"
+#include "hwpc/core/hex.hpp"
+
+namespace hwpc::adreno::rd {
+
+enum class section_type : std::uint32_t {
+  none = 0,
+  test = 1,
+  cmd = 2,
+  gpuaddr = 3,
+  context = 4,
+  cmdstream = 5,
+  cmdstream_addr = 6,
+  param = 7,
+  flush = 8,
+  program = 9,
+  vert_shader = 10,
+  frag_shader = 11,
+  buffer_contents = 12,
+  gpu_id = 13,
+  chip_id = 14,
+  shader_log_buffer = 15,  // Mesa only
+  cp_log_buffer = 16,      // Mesa only
+  wrbuffer = 17,           // Mesa only
+};
+inline constexpr std::uint32_t max_section_type = 17;
+
+constexpr std::string_view to_string(section_type t) noexcept {
+  constexpr std::string_view names[] = {"RD_NONE",
+                                        "RD_TEST",
+                                        "RD_CMD",
+                                        "RD_GPUADDR",
+                                        "RD_CONTEXT",
+                                        "RD_CMDSTREAM",
+                                        "RD_CMDSTREAM_ADDR",
+                                        "RD_PARAM",
+                                        "RD_FLUSH",
+                                        "RD_PROGRAM",
+                                        "RD_VERT_SHADER",
+                                        "RD_FRAG_SHADER",
+                                        "RD_BUFFER_CONTENTS",
+                                        "RD_GPU_ID",
+                                        "RD_CHIP_ID",
+                                        "RD_SHADER_LOG_BUFFER",
+                                        "RD_CP_LOG_BUFFER",
+                                        "RD_WRBUFFER"};
+  const auto i = static_cast<std::uint32_t>(t);
+  return i <= max_section_type ? names[i] : std::string_view{};
+}
+
+inline constexpr std::size_t section_header_size = 8;
+
+struct section {
+  std::uint32_t type = 0;  // a section_type value, or an unknown number
+  std::size_t offset = 0;  // byte offset of the section header
+  byte_span payload{};
+  std::size_t payload_offset() const noexcept { return offset + section_header_size; }
+};
+
+// Walks the sections. A header that does not fit, or a size running past the
+// end, is `truncated` at the header's offset and ends the walk (sizes are the
+// only framing, so nothing after a bad size can be trusted).
+class section_cursor {
+ public:
+  explicit section_cursor(byte_span data) noexcept : data_(data) {}
+  bool done() const noexcept { return failed_ || pos_ >= data_.size(); }
+  std::size_t offset() const noexcept { return pos_; }
+
+  result<section> next() {
+    const std::size_t remain = data_.size() - pos_;
+    if (remain < section_header_size) {
+      failed_ = true;
+      return make_error(errc::truncated, pos_,
+                        ".rd section header needs 8 bytes, " + std::to_string(remain) + " remain");
+    }
+    const std::uint32_t type = load_le32(data_.data() + pos_);
+    const std::uint32_t size = load_le32(data_.data() + pos_ + 4);
+    if (size > remain - section_header_size) {
+      failed_ = true;
+      return make_error(errc::truncated, pos_,
+                        ".rd section type " + std::to_string(type) + " says " +
+                            std::to_string(size) + " bytes, " +
+                            std::to_string(remain - section_header_size) + " remain");
+    }
+    section s{type, pos_, data_.subspan(pos_ + section_header_size, size)};
+    pos_ += section_header_size + size;
+    return s;
+  }
+
+ private:
+  byte_span data_;
+  std::size_t pos_ = 0;
+  bool failed_ = false;
+};
+
+// True when `data` starts like an .rd file: a known section type whose size
+// fits. PM4 streams start with a header (bits 31..28 = 4 or 7), so a first
+// dword <= 17 cannot be one.
+inline bool looks_like_rd(byte_span data) noexcept {
+  if (data.size() < section_header_size) return false;
+  const std::uint32_t type = load_le32(data.data());
+  const std::uint32_t size = load_le32(data.data() + 4);
+  return type >= 1 && type <= max_section_type && size <= data.size() - section_header_size;
+}
+
+// RD_GPUADDR and RD_CMDSTREAM_ADDR payloads: {u32 iova_lo; u32 size; u32 iova_hi}
+// as the kernel writes them today, or the older 8-byte {u32 iova; u32 size}.
+// GPUADDR sizes are in bytes, CMDSTREAM_ADDR sizes in dwords.
+struct address_range {
+  std::uint64_t iova = 0;
+  std::uint32_t size = 0;
+};
+
+inline result<address_range> parse_address(const section& s) {
+  if (s.payload.size() != 8 && s.payload.size() != 12) {
+    return make_error(errc::inconsistent, s.offset,
+                      std::string(to_string(static_cast<section_type>(s.type))) + " payload has " +
+                          std::to_string(s.payload.size()) + " bytes, expected 8 or 12");
+  }
+  address_range r;
+  r.iova = load_le32(s.payload.data());
+  r.size = load_le32(s.payload.data() + 4);
+  if (s.payload.size() == 12) r.iova |= std::uint64_t{load_le32(s.payload.data() + 8)} << 32;
+  return r;
+}
+
+// One dumped buffer: GPU address `iova`, its bytes, and where they sit in the file.
+struct gpu_buffer {
+  std::uint64_t iova = 0;
+  byte_span contents{};
+  std::size_t file_offset = 0;
+};
+
+// A view of [addr, addr + n) inside one dumped buffer (n may be cut short by
+// the end of the buffer: `bytes.size()` says how much is there).
+struct located {
+  byte_span bytes{};
+  std::size_t file_offset = 0;
+};
+
+// The GPU buffers of one submit. Lookups use the buffer with the highest base
+// at or below the address (buffers of one submit do not overlap; if a file
+// makes them overlap, that rule decides).
+class address_space {
+ public:
+  void clear() noexcept {
+    buffers_.clear();
+    sorted_ = true;
+  }
+  void add(const gpu_buffer& b) {
+    if (!buffers_.empty() && b.iova < buffers_.back().iova) sorted_ = false;
+    buffers_.push_back(b);
+  }
+  std::size_t size() const noexcept { return buffers_.size(); }
+
+  // The dumped bytes at `addr`, at most `n`; nullopt when no buffer holds `addr`.
+  std::optional<located> find(std::uint64_t addr, std::uint64_t n) const {
+    if (!sorted_) {
+      std::stable_sort(buffers_.begin(), buffers_.end(),
+                       [](const gpu_buffer& a, const gpu_buffer& b) { return a.iova < b.iova; });
+      sorted_ = true;
+    }
+    auto it = std::upper_bound(buffers_.begin(), buffers_.end(), addr,
+                               [](std::uint64_t a, const gpu_buffer& b) { return a < b.iova; });
+    if (it == buffers_.begin()) return std::nullopt;
+    --it;
+    const std::uint64_t at = addr - it->iova;
+    if (at >= it->contents.size()) return std::nullopt;
+    const std::size_t take =
+        static_cast<std::size_t>(std::min<std::uint64_t>(n, it->contents.size() - at));
+    return located{it->contents.subspan(static_cast<std::size_t>(at), take),
+                   it->file_offset + static_cast<std::size_t>(at)};
+  }
+
+ private:
+  mutable std::vector<gpu_buffer> buffers_;
+  mutable bool sorted_ = true;
+};
+
+}  // namespace hwpc::adreno::rd

@@ -1,0 +1,149 @@
+// Decodes a whole .rd capture: follows the kernel's section order (GPU id,
+// then per submit GPUADDR [+ BUFFER_CONTENTS] for every buffer and one
+// CMDSTREAM_ADDR per top-level command buffer) and walks every command buffer
+// through the submit's address space (docs/adreno.md, ".rd captures").
+//
+// Mesa's decoder rules, which hwpc follows: BUFFER_CONTENTS belongs to the
+// GPUADDR just before it; a GPUADDR after a CMDSTREAM_ADDR starts a new
+// submit (the buffer set is forgotten). Nothing here is fatal except a
+// section size running past the end of the file, after which nothing can be
+// framed; everything else is an issue and decoding goes on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hwpc/adreno/rd.hpp"
+#include "hwpc/adreno/walk.hpp"
+#include "hwpc/core/bytes.hpp"
+#include "hwpc/core/error.hpp"
+#include "hwpc/core/hex.hpp"
+
+namespace hwpc::adreno::rd {
+
+// What the capture says about itself, reported as the sections go by.
+class capture_sink : public walk_sink {
+ public:
+  virtual void on_gpu_id(std::uint32_t id, std::size_t offset) {
+    (void)id;
+    (void)offset;
+  }
+  // Before the walk of each CMDSTREAM_ADDR (`offset`: its section header).
+  virtual void on_cmdstream(const address_range& r, std::size_t offset) {
+    (void)r;
+    (void)offset;
+  }
+};
+
+struct capture_stats {
+  std::uint64_t sections = 0;
+  std::uint64_t buffers = 0;
+  std::uint64_t cmdstreams = 0;
+  std::optional<std::uint32_t> gpu_id;
+};
+
+class capture_reader {
+ public:
+  explicit capture_reader(capture_sink& sink, walk_options opt = {})
+      : sink_(sink), walker_(sink, &space_, opt) {}
+
+  const capture_stats& stats() const noexcept { return stats_; }
+  const walk_stats& walk() const noexcept { return walker_.stats(); }
+
+  // Reads every section; the error, if any, is the framing error that ended
+  // the read (also the last issue reported).
+  result<void> read(byte_span data) {
+    if (data.empty()) return make_error(errc::empty_input, 0, "empty .rd capture");
+    walker_.set_input_bytes(data.size());
+    section_cursor c(data);
+    while (!c.done()) {
+      auto s = c.next();
+      if (!s) {
+        sink_.on_issue(s.error_value());
+        return s.error_value();
+      }
+      ++stats_.sections;
+      handle(*s);
+    }
+    return {};
+  }
+
+ private:
+  void issue(errc code, std::size_t offset, std::string msg) {
+    sink_.on_issue(make_error(code, offset, std::move(msg)));
+  }
+
+  void handle(const section& s) {
+    switch (static_cast<section_type>(s.type)) {
+      case section_type::gpuaddr: {
+        auto r = parse_address(s);
+        if (!r) {
+          sink_.on_issue(r.error_value());
+          pending_.reset();
+          return;
+        }
+        if (decoded_) {
+          space_.clear();
+          decoded_ = false;
+        }
+        pending_ = *r;
+        return;
+      }
+      case section_type::buffer_contents: {
+        if (!pending_) {
+          issue(errc::inconsistent, s.offset,
+                "RD_BUFFER_CONTENTS without an RD_GPUADDR before it; ignored");
+          return;
+        }
+        if (s.payload.size() != pending_->size) {
+          issue(errc::inconsistent, s.offset,
+                "RD_BUFFER_CONTENTS has " + std::to_string(s.payload.size()) +
+                    " bytes, its RD_GPUADDR says " + std::to_string(pending_->size) +
+                    "; the bytes present are used");
+        }
+        space_.add(gpu_buffer{pending_->iova, s.payload, s.payload_offset()});
+        ++stats_.buffers;
+        pending_.reset();
+        return;
+      }
+      case section_type::cmdstream_addr: {
+        auto r = parse_address(s);
+        if (!r) {
+          sink_.on_issue(r.error_value());
+          return;
+        }
+        ++stats_.cmdstreams;
+        decoded_ = true;
+        sink_.on_cmdstream(*r, s.offset);
+        walker_.walk_ib(ib_target{r->iova, r->size}, s.offset);
+        return;
+      }
+      case section_type::gpu_id:
+        if (s.payload.size() < 4) {
+          issue(errc::truncated, s.offset, "RD_GPU_ID needs 4 bytes");
+          return;
+        }
+        if (!stats_.gpu_id) stats_.gpu_id = load_le32(s.payload.data());
+        sink_.on_gpu_id(load_le32(s.payload.data()), s.offset);
+        return;
+      default:
+        if (s.type > max_section_type) {
+          issue(errc::unknown_format, s.offset,
+                "unknown .rd section type " + std::to_string(s.type) + " (" +
+                    std::to_string(s.payload.size()) + " bytes) skipped");
+        }
+        return;
+    }
+  }
+
+  capture_sink& sink_;
+  address_space space_;
+  walker walker_;
+  capture_stats stats_;
+  std::optional<address_range> pending_;
+  bool decoded_ = false;
+};
+
+}  // namespace hwpc::adreno::rd

@@ -1,0 +1,313 @@
+// Walks a command stream as the CP would: packet by packet, into indirect
+// buffers (CP_INDIRECT_BUFFER and its A5xx variants) through an address space,
+// recovering from bad data instead of stopping (docs/adreno.md, "Walking").
+//
+// Streaming: packets go to a sink as they are found; the walker holds only a
+// stack of at most max_depth frames, whatever the input size.
+//
+// Recovery: a run of zero dwords is padding (counted, not an error). A bad
+// header, or a packet running past the end of its buffer, is an issue at the
+// offending header's byte offset; the walker then skips dword by dword to the
+// next zero dword or plausible header (valid parity, payload fits), and
+// reports the run once with the number of bytes skipped.
+//
+// Guards: recursion depth (max_depth), IB cycles (a target already on the
+// call stack), chains (max_chain per level), and a total budget of dwords
+// (max_dwords), so a hostile capture whose IBs call each other repeatedly
+// stays bounded in time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/pm4.hpp"
+#include "hwpc/adreno/rd.hpp"
+#include "hwpc/core/bytes.hpp"
+#include "hwpc/core/error.hpp"
+#include "hwpc/core/hex.hpp"
+
+namespace hwpc::adreno {
+
+// CP_INDIRECT_BUFFER payload: address low, address high, dword 2 bits 19..0
+// the size in dwords (FACTS-adreno section 2; bits 31..20 ignored).
+inline constexpr std::uint32_t ib_size_mask = 0xfffff;
+
+constexpr bool is_ib_call(std::uint32_t opcode) noexcept {
+  return opcode == op::cp_indirect_buffer || opcode == op::cp_indirect_buffer_pfd;
+}
+
+struct ib_target {
+  std::uint64_t address = 0;
+  std::uint32_t dwords = 0;
+};
+
+// The target of CP_INDIRECT_BUFFER / _PFD / _CHAIN, or an error when the
+// packet has fewer than 3 payload dwords.
+inline result<ib_target> decode_ib(const packet& p) {
+  if (p.hdr.count < 3) {
+    return make_error(errc::inconsistent, p.offset,
+                      std::string(opcode_name(p.hdr.id)) + " needs 3 payload dwords, has " +
+                          std::to_string(p.hdr.count));
+  }
+  return ib_target{p.qword(0), p.dword(2) & ib_size_mask};
+}
+
+struct walk_options {
+  unsigned max_depth = 64;  // frames on the stack, the top level included
+  // Dwords walked in total, over all IBs; 0 = 2^26 plus 16 per dword of input,
+  // so any input is walked whole at least 16 times over, and work stays linear.
+  std::uint64_t max_dwords = 0;
+  unsigned max_chain = 4096;  // CP_INDIRECT_BUFFER_CHAIN hops per level
+};
+
+struct walked_packet {
+  packet pkt;                  // pkt.offset: byte offset of the header in the input
+  std::uint64_t gpu_addr = 0;  // GPU address of the header (0-based for flat input)
+  unsigned depth = 0;          // 0 = the stream walked, 1 = an IB it calls, ...
+};
+
+// Receives what a walk finds. `note` is information (a conditional IB not
+// followed, an IB in input without an address space); `issue` is something
+// wrong with the input.
+class walk_sink {
+ public:
+  virtual ~walk_sink() = default;
+  virtual void on_packet(const walked_packet& p) = 0;
+  virtual void on_issue(const error& e) = 0;
+  virtual void on_note(const error& n) { (void)n; }
+};
+
+struct walk_stats {
+  std::uint64_t packets = 0;
+  std::uint64_t padding_dwords = 0;  // zero dwords skipped
+  std::uint64_t skipped_bytes = 0;   // bytes skipped to resynchronise
+  std::uint64_t issues = 0;
+  std::uint64_t ibs_followed = 0;
+  std::uint64_t dwords = 0;  // dwords walked (budget)
+  bool budget_exhausted = false;
+};
+
+class walker {
+ public:
+  // `space` may be null (flat input): IB packets are then reported as notes.
+  walker(walk_sink& sink, const rd::address_space* space, walk_options opt = {})
+      : sink_(sink), space_(space), opt_(opt) {}
+
+  const walk_stats& stats() const noexcept { return stats_; }
+
+  // The size of the whole input, for the default budget (walk() sets it from
+  // its buffer when it was not set).
+  void set_input_bytes(std::size_t n) noexcept { input_bytes_ = n; }
+  std::uint64_t budget() const noexcept {
+    return opt_.max_dwords != 0 ? opt_.max_dwords
+                                : (std::uint64_t{1} << 26) + 16 * std::uint64_t{input_bytes_ / 4};
+  }
+
+  // Walks `data`, which sits at byte `file_offset` of the input and at GPU
+  // address `gpu_addr`.
+  void walk(byte_span data, std::size_t file_offset, std::uint64_t gpu_addr) {
+    if (input_bytes_ == 0) input_bytes_ = data.size();
+    stack_.clear();
+    stack_.push_back(frame{data, file_offset, gpu_addr, 0, 0});
+    run();
+  }
+
+  // Walks the command buffer an RD_CMDSTREAM_ADDR names (`at`: its section offset).
+  void walk_ib(ib_target t, std::size_t at) {
+    stack_.clear();
+    push_ib(t, at, 0);
+    run();
+  }
+
+ private:
+  struct frame {
+    byte_span data;
+    std::size_t file_base;
+    std::uint64_t gpu_base;
+    std::size_t pos;
+    unsigned chain_hops;
+  };
+
+  void issue(errc code, std::size_t offset, std::string msg) {
+    ++stats_.issues;
+    sink_.on_issue(make_error(code, offset, std::move(msg)));
+  }
+
+  // Pushes the IB `t` called by the packet at file offset `at`; false when not followed.
+  bool push_ib(ib_target t, std::size_t at, unsigned chain_hops) {
+    if (stats_.budget_exhausted) return false;
+    if (space_ == nullptr) {
+      sink_.on_note(make_error(
+          errc::unknown_format, at,
+          "IB to " + to_hex(t.address) + " not followed: the input has no GPU address space"));
+      return false;
+    }
+    if (stack_.size() >= opt_.max_depth) {
+      issue(errc::oversized, at,
+            "IB to " + to_hex(t.address) + " not followed: nesting deeper than " +
+                std::to_string(opt_.max_depth));
+      return false;
+    }
+    for (const frame& f : stack_) {
+      if (f.gpu_base == t.address) {
+        issue(errc::inconsistent, at,
+              "IB to " + to_hex(t.address) + " not followed: it is already being executed (cycle)");
+        return false;
+      }
+    }
+    if (t.dwords == 0) return false;
+    const std::uint64_t want = std::uint64_t{t.dwords} * 4;
+    auto loc = space_->find(t.address, want);
+    if (!loc) {
+      issue(errc::out_of_range, at,
+            "IB to " + to_hex(t.address) + " (" + std::to_string(t.dwords) +
+                " dwords): no dumped buffer holds that address");
+      return false;
+    }
+    if (loc->bytes.size() < want) {
+      issue(errc::truncated, at,
+            "IB to " + to_hex(t.address) + " needs " + std::to_string(want) +
+                " bytes, the dump has " + std::to_string(loc->bytes.size()));
+    }
+    ++stats_.ibs_followed;
+    stack_.push_back(frame{loc->bytes, loc->file_offset, t.address, 0, chain_hops});
+    return true;
+  }
+
+  // Handles an IB packet: calls it, chains to it, or says why not.
+  void follow(const packet& p) {
+    if (p.hdr.id == op::cp_cond_indirect_buffer_pfe) {
+      sink_.on_note(make_error(errc::unknown_format, p.offset,
+                               "CP_COND_INDIRECT_BUFFER_PFE not followed (payload layout not "
+                               "documented in the sources)"));
+      return;
+    }
+    auto t = decode_ib(p);
+    if (!t) {
+      ++stats_.issues;
+      sink_.on_issue(t.error_value());
+      return;
+    }
+    if (space_ == nullptr) {
+      sink_.on_note(make_error(
+          errc::unknown_format, p.offset,
+          "IB to " + to_hex(t->address) + " not followed: the input has no GPU address space"));
+      return;
+    }
+    if (p.hdr.id == op::cp_indirect_buffer_chain) {
+      // A chain ends the current IB and continues in the target at the same level.
+      frame cur = stack_.back();
+      if (cur.chain_hops + 1 > opt_.max_chain) {
+        issue(errc::oversized, p.offset,
+              "IB chain longer than " + std::to_string(opt_.max_chain) + " hops not followed");
+        stack_.back().pos = cur.data.size();
+        return;
+      }
+      stack_.pop_back();
+      if (!push_ib(*t, p.offset, cur.chain_hops + 1)) {
+        // Not followed: the level ends here, as it would after the chain.
+        cur.pos = cur.data.size();
+        stack_.push_back(cur);
+      }
+      return;
+    }
+    push_ib(*t, p.offset, 0);
+  }
+
+  bool spend(std::uint64_t dwords, std::size_t at) {
+    stats_.dwords += dwords;
+    if (stats_.dwords <= budget()) return true;
+    if (!stats_.budget_exhausted) {
+      stats_.budget_exhausted = true;
+      issue(errc::oversized, at,
+            "walk stopped: more than " + std::to_string(budget()) +
+                " dwords executed (IBs calling each other repeatedly?)");
+    }
+    return false;
+  }
+
+  void run() {
+    // Resynchronisation state: the first bad dword of the current run.
+    bool in_run = false;
+    errc run_code{};
+    std::size_t run_offset = 0, run_bytes = 0;
+    std::string run_msg;
+    const auto end_run = [&] {
+      if (!in_run) return;
+      in_run = false;
+      stats_.skipped_bytes += run_bytes;
+      issue(run_code, run_offset,
+            run_msg + "; skipped " + std::to_string(run_bytes) + " bytes to resynchronise");
+    };
+    while (!stack_.empty()) {
+      frame& f = stack_.back();
+      const std::size_t remain = f.data.size() - f.pos;
+      if (remain == 0) {
+        end_run();
+        stack_.pop_back();
+        continue;
+      }
+      const std::size_t at = f.file_base + f.pos;
+      if (!spend(1, at)) return;
+      if (remain < 4) {
+        end_run();
+        issue(errc::truncated, at, std::to_string(remain) + " trailing bytes, not a dword");
+        stack_.pop_back();
+        continue;
+      }
+      const std::uint32_t dw = load_le32(f.data.data() + f.pos);
+      if (dw == 0) {
+        end_run();
+        ++stats_.padding_dwords;
+        f.pos += 4;
+        continue;
+      }
+      const decoded_header d = decode_header(dw);
+      const std::size_t need = std::size_t{d.hdr.count} * 4;
+      if (d.status != header_status::ok || need > remain - 4) {
+        if (!in_run) {
+          in_run = true;
+          run_offset = at;
+          run_bytes = 0;
+          if (d.status != header_status::ok) {
+            run_code =
+                d.status == header_status::unknown_type ? errc::unknown_format : errc::inconsistent;
+            run_msg = std::string(to_string(d.status)) + " in PM4 header " + to_hex(dw, 8);
+          } else {
+            run_code = errc::truncated;
+            run_msg = "packet needs " + std::to_string(d.hdr.count) + " payload dwords, " +
+                      std::to_string((remain - 4) / 4) + " remain in its buffer";
+          }
+        }
+        run_bytes += 4;
+        f.pos += 4;
+        continue;
+      }
+      end_run();
+      if (!spend(d.hdr.count, at)) return;
+      walked_packet w{packet{d.hdr, at, f.data.subspan(f.pos + 4, need)}, f.gpu_base + f.pos,
+                      static_cast<unsigned>(stack_.size() - 1)};
+      f.pos += 4 + need;
+      ++stats_.packets;
+      sink_.on_packet(w);
+      const packet& p = w.pkt;
+      if (p.hdr.type == packet_type::type7 &&
+          (is_ib_call(p.hdr.id) || p.hdr.id == op::cp_indirect_buffer_chain ||
+           p.hdr.id == op::cp_cond_indirect_buffer_pfe)) {
+        follow(p);  // may push or replace frames; `f` is not used after this
+      }
+    }
+  }
+
+  walk_sink& sink_;
+  const rd::address_space* space_;
+  walk_options opt_;
+  walk_stats stats_;
+  std::vector<frame> stack_;
+  std::size_t input_bytes_ = 0;
+};
+
+}  // namespace hwpc::adreno

@@ -1,0 +1,154 @@
+// Intel OA captures as rows of the row contract (core/row.hpp).
+//
+// Any capture source (raw_capture, oa_ring, i915_stream, recording) goes
+// through one delta_tracker; each interval and each loss becomes a row:
+//
+//   auto schema = hwpc::intel::schema_of(format, platform, /*has_losses=*/true, hz);
+//   hwpc::intel::row_options opt;                 // optional context filter
+//   opt.unknown_records = stream.unknown_records();
+//   hwpc::accounting acc = hwpc::intel::for_each_row(stream, gen, opt,
+//       [&](hwpc::row& r) { writer.write(r); });
+//
+// The row's `report` is the later report's index among every report event
+// of the source (zero-RPT_ID slots of a raw file included, as the emulator's
+// truth CSV counts them), so the same report has the same number in a raw
+// file, a stream and a recording; `offset` is its record's byte offset in
+// the input (a stream's or recording's record header, a raw file's report).
+// `context` is the earlier report's CTX_ID, the context the interval ran
+// in, present only when that report's context-valid bit is set. A loss row
+// carries the number of reports before it and the loss record's offset.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hwpc/core/row.hpp"
+#include "hwpc/intel/accumulate.hpp"
+#include "hwpc/intel/capture.hpp"
+#include "hwpc/intel/context.hpp"
+#include "hwpc/intel/counters.hpp"
+#include "hwpc/intel/platform.hpp"
+#include "hwpc/intel/rpt_id.hpp"
+
+namespace hwpc::intel {
+
+// The schema of a format's rows: one counter column per counter_list entry.
+inline row_schema schema_of(const report_format& f, platform p, bool has_losses,
+                            std::uint64_t timestamp_hz) {
+  row_schema s;
+  s.source = std::string(name_of(p)) + " " + std::string(f.name);
+  for (const field* fd : counter_list(f)) {
+    s.counters.push_back({std::string(fd->name),
+                          fd->kind == field_kind::gpu_ticks ? "cycles" : "events",
+                          column_kind::counter});
+  }
+  s.clock = clock_kind::gpu_timestamp;
+  s.ticks_per_second = timestamp_hz;
+  s.has_context = f.first_of(field_kind::ctx_id) != nullptr;
+  s.has_losses = has_losses;
+  return s;
+}
+
+struct row_options {
+  // Keep only the intervals that ran in `context` (Gen8+).
+  std::optional<context_filter> filter;
+  std::uint32_t context = 0;
+  // Records the source skipped because it does not know their type.
+  std::size_t unknown_records = 0;
+};
+
+// Turns one interval into a row; `reason` keeps the reason text alive.
+inline row interval_row(const capture_interval& iv, bool has_ctx_field, std::string& reason) {
+  row r;
+  r.report = iv.report;
+  r.offset = iv.offset;
+  r.begin = iv.timestamp - iv.elapsed_ticks;
+  r.end = iv.timestamp;
+  r.counters = iv.deltas;
+  reason = reason_names(iv.rpt);
+  r.reason = reason;
+  r.has_context = has_ctx_field && iv.earlier_rpt.context_valid;
+  r.context = r.has_context ? iv.earlier_ctx_id : 0;
+  return r;
+}
+
+inline row loss_row(const capture_discontinuity& d) {
+  row r;
+  r.report = d.report;
+  r.offset = d.offset;
+  r.reason = to_string(d.kind);
+  r.lost = true;
+  return r;
+}
+
+// Where every event the tracker saw went.
+inline accounting accounting_of(const capture_stats& st, std::size_t rows_kept,
+                                std::size_t unknown) {
+  accounting a;
+  a.reports = st.report_events;
+  a.intervals = rows_kept;
+  a.filtered = st.intervals - rows_kept;
+  a.stretch_starts = st.stretches;
+  a.skipped_zero = st.skipped_zero;
+  a.report_lost = st.by_kind[static_cast<std::size_t>(event_kind::report_lost)];
+  a.buffer_lost = st.by_kind[static_cast<std::size_t>(event_kind::buffer_lost)];
+  a.overflow = st.by_kind[static_cast<std::size_t>(event_kind::counter_overflow)];
+  a.gaps = st.by_kind[static_cast<std::size_t>(event_kind::gap)];
+  a.unknown = unknown;
+  a.records = a.reports + a.lost() + a.unknown;
+  return a;
+}
+
+// The accounting of accumulate() over a raw buffer: every slot is a report,
+// raw buffers have no loss records, and zero-RPT_ID slots do not break the
+// one stretch (the interval bridges them, as in for_each_row).
+inline accounting accounting_of(const accumulation& acc) {
+  accounting a;
+  a.reports = acc.reports + acc.skipped_zero;
+  a.records = a.reports;
+  a.intervals = acc.intervals;
+  a.stretch_starts = acc.reports != 0 ? 1 : 0;
+  a.skipped_zero = acc.skipped_zero;
+  return a;
+}
+
+// Calls on_row(row&) for every interval kept and every loss, in input order.
+// The row (and the spans in it) is valid during the call; on_row may set
+// r.metrics before passing it on. `on_event(offset)` sees every event
+// (progress reporting).
+template <class Source, class OnRow, class OnEvent>
+accounting for_each_row(const Source& src, generation gen, const row_options& opt, OnRow&& on_row,
+                        OnEvent&& on_event) {
+  delta_tracker t(src.format(), gen);
+  const bool has_ctx = src.format().first_of(field_kind::ctx_id) != nullptr;
+  std::string reason;
+  std::size_t kept = 0;
+  for (const capture_event& e : src) {
+    on_event(e.offset);
+    switch (t.feed(e)) {
+      case delta_step::interval:
+        if (!opt.filter || opt.filter->matches(t.interval(), opt.context)) {
+          row r = interval_row(t.interval(), has_ctx, reason);
+          ++kept;
+          on_row(r);
+        }
+        break;
+      case delta_step::discontinuity: {
+        row r = loss_row(t.discontinuity());
+        on_row(r);
+        break;
+      }
+      case delta_step::nothing:
+        break;
+    }
+  }
+  return accounting_of(t.stats(), kept, opt.unknown_records);
+}
+
+template <class Source, class OnRow>
+accounting for_each_row(const Source& src, generation gen, const row_options& opt, OnRow&& on_row) {
+  return for_each_row(src, gen, opt, std::forward<OnRow>(on_row), [](std::size_t) {});
+}
+
+}  // namespace hwpc::intel

@@ -1,0 +1,104 @@
+// Totals over a capture as one row (`hwpc decode --summary`), CSV or JSON.
+//
+// Columns: intervals, elapsed_ticks (the sum of the intervals' lengths on
+// the schema's clock), one total per counter, reports (valid reports),
+// skipped_zero, discontinuities (sources that can lose reports), then the
+// metrics computed from the totals. summary_writer sums rows as they come;
+// a caller with a faster path to the same totals (intel::accumulate) fills a
+// `totals` itself and calls write_totals.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "hwpc/core/row.hpp"
+#include "hwpc/output/accounting.hpp"
+#include "hwpc/output/text.hpp"
+
+namespace hwpc::output {
+
+struct totals {
+  std::uint64_t intervals = 0;
+  std::uint64_t elapsed = 0;
+  std::vector<std::uint64_t> counters;  // schema.counters order
+  std::uint64_t reports = 0;
+  std::uint64_t skipped_zero = 0;
+  std::optional<std::uint64_t> discontinuities;
+  std::vector<cell> metrics;  // schema.metrics order
+};
+
+// `trailer`: in JSON, an "accounting" key after the totals.
+inline void write_totals(text_buffer& out, const row_schema& s, bool json, const totals& t,
+                         const accounting* trailer = nullptr) {
+  if (json) {
+    out << "{\"intervals\": " << t.intervals << ", \"elapsed_ticks\": " << t.elapsed;
+    for (std::size_t i = 0; i < s.counters.size(); ++i) {
+      out << ", ";
+      out.json_string(s.counters[i].name) << ": " << t.counters[i];
+    }
+    out << ", \"reports\": " << t.reports << ", \"skipped_zero\": " << t.skipped_zero;
+    if (t.discontinuities) out << ", \"discontinuities\": " << *t.discontinuities;
+    for (std::size_t j = 0; j < s.metrics.size(); ++j) {
+      out << ", ";
+      out.json_string(s.metrics[j].name) << ": ";
+      out.json_cell(j < t.metrics.size() ? t.metrics[j] : cell::none());
+    }
+    if (trailer != nullptr) {
+      out << ", \"accounting\": ";
+      write_accounting_json(out, *trailer);
+    }
+    out << "}\n";
+    return;
+  }
+  out << "intervals,elapsed_ticks";
+  for (const column& c : s.counters) out.csv_field_after_comma(c.name);
+  out << ",reports,skipped_zero" << (t.discontinuities ? ",discontinuities" : "");
+  for (const column& c : s.metrics) out.csv_field_after_comma(c.name);
+  out << '\n' << t.intervals << ',' << t.elapsed;
+  for (std::uint64_t v : t.counters) out << ',' << v;
+  out << ',' << t.reports << ',' << t.skipped_zero;
+  if (t.discontinuities) out << ',' << *t.discontinuities;
+  for (std::size_t j = 0; j < s.metrics.size(); ++j) {
+    out << ',';
+    out.csv_cell(j < t.metrics.size() ? t.metrics[j] : cell::none());
+  }
+  out << '\n';
+}
+
+// Sums the rows it is given; at end() computes the metrics of the totals
+// (`metrics_of`, when the schema has metrics) and writes one row.
+class summary_writer final : public row_writer {
+ public:
+  using metric_fn = std::function<void(std::span<const std::uint64_t> counters,
+                                       std::uint64_t elapsed, std::vector<cell>& out)>;
+  summary_writer(text_buffer& out, const row_schema& s, bool json, metric_fn metrics_of = {})
+      : out_(out), s_(s), json_(json), metrics_of_(std::move(metrics_of)) {
+    t_.counters.assign(s.counters.size(), 0);
+  }
+  void write(const row& r) override {
+    if (r.lost) return;
+    ++t_.intervals;
+    t_.elapsed += r.end - r.begin;
+    for (std::size_t i = 0; i < t_.counters.size(); ++i) t_.counters[i] += r.counters[i];
+  }
+  void end(const accounting& acc) override {
+    t_.reports = acc.reports - acc.skipped_zero;
+    t_.skipped_zero = acc.skipped_zero;
+    if (s_.has_losses) t_.discontinuities = acc.lost();
+    if (metrics_of_) metrics_of_(t_.counters, t_.elapsed, t_.metrics);
+    write_totals(out_, s_, json_, t_, acc.anything_dropped() ? &acc : nullptr);
+  }
+  const totals& result() const noexcept { return t_; }
+
+ private:
+  text_buffer& out_;
+  const row_schema& s_;
+  bool json_;
+  metric_fn metrics_of_;
+  totals t_;
+};
+
+}  // namespace hwpc::output

@@ -1,0 +1,290 @@
+// The streaming recogniser: freedreno's 24-byte time-elapsed slots,
+// timestamp pairing (against a naive reference, and its cost), and the
+// performance-counter programming and sampling it reports.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "adreno_rd_writer.hpp"
+#include "adreno_seed.hpp"
+#include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/explain.hpp"
+#include "hwpc/adreno/interp.hpp"
+#include "hwpc/adreno/recognise.hpp"
+
+namespace {
+
+using namespace hwpc::adreno;
+using adreno_rd::dwords;
+using adreno_rd::pkt4;
+using adreno_rd::pkt7;
+using adreno_seed::bytes_of;
+
+constexpr std::uint32_t S = 0xc0457000;  // a 24-byte slot
+
+// freedreno's A5xx time-elapsed begin / end (issue 13: start +0, result +8,
+// stop +0x10, result += stop - start on the GPU), event RB_DONE_TS | TIMESTAMP.
+const dwords fd_begin = {pkt7(0x46, 4), 0x40000016, S, 0, 0};
+const dwords fd_end = {pkt7(0x46, 4), 0x40000016, S + 0x10, 0, 0,     pkt7(0x26, 0),
+                       pkt7(0x73, 9), 0x20000004, S + 8,    0, S + 8, 0,
+                       S + 0x10,      0,          S,        0};
+
+TEST(AdrenoRecognise, FreedrenoTimeElapsedSlot) {
+  const auto all = adreno_rd::cat({fd_begin, fd_end, fd_begin, fd_end});
+  auto r = recognise(hwpc::byte_span(bytes_of(all)));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    const auto& e = (*r)[i];
+    EXPECT_EQ(e.op, query_op::timestamp);
+    EXPECT_EQ(e.role, i % 2 ? timestamp_role::end : timestamp_role::begin) << i;
+    EXPECT_EQ(e.slot, S);
+    EXPECT_EQ(e.slot_size, 24u);
+    EXPECT_TRUE(e.layout_matches);
+  }
+  EXPECT_EQ((*r)[1].offset, 20u);
+  EXPECT_EQ((*r)[1].packet_count, 3u);
+  EXPECT_EQ(describe((*r)[0]),
+            "time-elapsed begin of slot 0xc0457000 (24-byte): always-on counter -> 0xc0457000");
+  EXPECT_EQ(describe((*r)[1]),
+            "time-elapsed end of slot 0xc0457000 (24-byte): always-on counter -> 0xc0457010; "
+            "result += stop - start; [0xc0457008] = [0xc0457008] + [0xc0457010] - [0xc0457000] "
+            "(64-bit)");
+  // Without the wait the end is still recognised; with the slot moved it is flagged.
+  {
+    auto end = fd_end;
+    end.erase(end.begin() + 5);
+    end[end.size() - 2] = S + 0x100;
+    auto e = recognise(hwpc::byte_span(bytes_of(end)));
+    ASSERT_TRUE(e);
+    ASSERT_EQ(e->size(), 1u);
+    EXPECT_EQ((*e)[0].role, timestamp_role::end);
+    EXPECT_FALSE((*e)[0].layout_matches);
+  }
+}
+
+TEST(AdrenoRecognise, FreedrenoTimeElapsedAccumulatesInTheInterpreter) {
+  machine mc;
+  mc.memory.map(S, 24);
+  const std::uint64_t ticks[][2] = {{100, 150}, {200, 260}, {1000, 1001}};
+  for (const auto& t : ticks) {
+    mc.always_on = t[0];
+    ASSERT_TRUE(execute(mc, hwpc::byte_span(bytes_of(fd_begin))));
+    mc.always_on = t[1];
+    ASSERT_TRUE(execute(mc, hwpc::byte_span(bytes_of(fd_end))));
+  }
+  auto slot = read_time_elapsed_slot24(hwpc::byte_span(mc.memory.at(S, 24), 24));
+  ASSERT_TRUE(slot);
+  EXPECT_EQ(slot->start, 1000u);
+  EXPECT_EQ(slot->stop, 1001u);
+  EXPECT_EQ(slot->ticks(), 50u + 60u + 1u);
+  EXPECT_EQ(slot->nanoseconds(), 5781u);  // 111 * 625 / 12 = 5781.25, rounded down
+}
+
+TEST(AdrenoQueries, ExactFactorAndTheDriversIntegerFactor) {
+  // One second of 19.2 MHz ticks: exact 1e9 ns; the driver's 52 ns/tick gives 0.9984 s.
+  EXPECT_EQ(ticks_to_ns(19'200'000), 1'000'000'000u);
+  EXPECT_EQ(driver_ticks_to_ns(19'200'000), 998'400'000u);
+  // 625 ticks: exactly 32552.083.. ns vs 32500 ns, the 1/625 shortfall.
+  EXPECT_EQ(ticks_to_ns(625), 32552u);
+  EXPECT_EQ(driver_ticks_to_ns(625), 32500u);
+  // The driver truncates ticks to 32 bits: 2^32 + 1 ticks report as 52 ns.
+  EXPECT_EQ(driver_ticks_to_ns((1ull << 32) + 1), 52u);
+  EXPECT_EQ(ticks_to_ns((1ull << 32) + 1), 223696213385u);
+}
+
+// The pairing rule as first written (O(n^2)): each unpaired timestamp, in
+// order, takes the next unpaired one 8 bytes above it.
+std::vector<timestamp_role> naive_roles(const std::vector<std::uint64_t>& addr) {
+  std::vector<timestamp_role> role(addr.size(), timestamp_role::none);
+  for (std::size_t a = 0; a < addr.size(); ++a) {
+    if (role[a] != timestamp_role::none) continue;
+    for (std::size_t b = a + 1; b < addr.size(); ++b) {
+      if (role[b] == timestamp_role::none && addr[b] == addr[a] + 8) {
+        role[a] = timestamp_role::begin;
+        role[b] = timestamp_role::end;
+        break;
+      }
+    }
+  }
+  return role;
+}
+
+dwords timestamps(const std::vector<std::uint64_t>& addr) {
+  dwords d;
+  for (auto a : addr) {
+    d.insert(d.end(), {pkt7(0x46, 3), 0x40000016, static_cast<std::uint32_t>(a),
+                       static_cast<std::uint32_t>(a >> 32)});
+  }
+  return d;
+}
+
+TEST(AdrenoRecognise, PairingMatchesTheNaiveRule) {
+  std::mt19937 rng(13);
+  for (int iter = 0; iter < 300; ++iter) {
+    std::vector<std::uint64_t> addr(rng() % 40);
+    for (auto& a : addr) a = 0x1000 + 8 * (rng() % 6);
+    auto r = recognise(hwpc::byte_span(bytes_of(timestamps(addr))));
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->size(), addr.size());
+    const auto want = naive_roles(addr);
+    for (std::size_t i = 0; i < addr.size(); ++i) {
+      ASSERT_EQ((*r)[i].role, want[i]) << "iter " << iter << " event " << i;
+      if (want[i] == timestamp_role::end) {
+        EXPECT_EQ((*r)[i].slot, addr[i] - 8);
+      }
+    }
+  }
+}
+
+TEST(AdrenoRecognise, PairingIsNotQuadratic) {
+  // 160k timestamps none of which pair: the naive rule scanned all later ones.
+  std::vector<std::uint64_t> addr(160000);
+  for (std::size_t i = 0; i < addr.size(); ++i) addr[i] = 0x100000 + 16 * i;
+  const auto bytes = bytes_of(timestamps(addr));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = recognise(hwpc::byte_span(bytes));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->size(), addr.size());
+  EXPECT_EQ(r->back().role, timestamp_role::none);
+  EXPECT_LT(s, 5.0);  // 79 s with the quadratic pairing
+}
+
+TEST(AdrenoRecognise, CounterSelectAndSample) {
+  const dwords d = {
+      pkt4(0x0bb1, 1),
+      2,  // CP counter 1 := BUSY_CYCLES
+      pkt4(0x0e10, 3),
+      0,
+      1,
+      13,  // HLSQ counters 0..2
+      pkt7(0x3e, 3),
+      0x03a2 | (2u << 18),
+      0x10000,
+      0,  // CP 1, LO+HI
+      pkt7(0x3e, 3),
+      0x03a0 | (4u << 18),
+      0x20000,
+      0,  // CP 0 and CP 1
+      pkt7(0x3e, 3),
+      0x03d8,
+      0x30000,
+      0,  // HLSQ 0, LO only (CNT 0)
+      pkt7(0x3e, 3),
+      0x04d2 | (2u << 18),
+      0x40000,
+      0,  // always-on
+      pkt7(0x3e, 3),
+      0x0418 | (2u << 18),
+      0x50000,
+      0,  // TP 0, never selected
+  };
+  auto r = recognise(hwpc::byte_span(bytes_of(d)));
+  ASSERT_TRUE(r);
+  std::vector<std::string> lines;
+  for (const auto& e : *r) lines.push_back(describe(e));
+  const std::vector<std::string> want = {
+      "CP/counter 1 counts PERF_CP_BUSY_CYCLES",
+      "HLSQ/counter 0 counts PERF_HLSQ_BUSY_CYCLES",
+      "HLSQ/counter 1 counts PERF_HLSQ_STALL_CYCLES_UCHE",
+      "HLSQ/counter 2 counts PERF_HLSQ_CS_INVOCATIONS",
+      "CP/counter 1 counts PERF_CP_BUSY_CYCLES, sampled to 0x10000 (64-bit)",
+      "CP/counter 0 (reserved for the kernel) counts (not selected in this stream), sampled to "
+      "0x20000 (64-bit)",
+      "CP/counter 1 counts PERF_CP_BUSY_CYCLES, sampled to 0x20008 (64-bit)",
+      "HLSQ/counter 0 counts PERF_HLSQ_BUSY_CYCLES, sampled to 0x30000 (low 32 bits)",
+      "always-on counter sampled to 0x40000 (64-bit)",
+      "TP/counter 0 counts (not selected in this stream), sampled to 0x50000 (64-bit)",
+  };
+  EXPECT_EQ(lines, want);
+  EXPECT_EQ((*r)[4].op, query_op::counter_sample);
+  EXPECT_EQ((*r)[4].offset, 4u * 6);
+  EXPECT_EQ((*r)[4].countable, 2u);
+  EXPECT_EQ((*r)[8].op, query_op::always_on_sample);
+}
+
+TEST(AdrenoRecognise, WideRegisterCopiesAreCheap) {
+  // CP_REG_TO_MEM of 4095 registers from 0x100 covers every counter register
+  // (0x3a0..0x459: 81 counters) and the always-on counter (0x4d2).
+  const dwords one = {pkt7(0x3e, 3), 0x100 | (4095u << 18), 0x10000, 0};
+  auto r = recognise(hwpc::byte_span(bytes_of(one)));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->size(), 82u);
+  EXPECT_EQ(r->front().address, 0x10000u + 4 * (0x3a0 - 0x100));
+  EXPECT_EQ(r->back().op, query_op::always_on_sample);
+  EXPECT_EQ(r->back().address, 0x10000u + 4 * (0x4d2 - 0x100));
+  // 100k of them with no counter in range: each was 4095 lookups.
+  dwords many;
+  for (int i = 0; i < 100000; ++i)
+    many.insert(many.end(), {pkt7(0x3e, 3), 0x1000 | (4095u << 18), 0, 0});
+  const auto bytes = bytes_of(many);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto m = recognise(hwpc::byte_span(bytes));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->empty());
+  EXPECT_LT(s, 2.0);
+}
+
+std::vector<packet> packets_of(const std::vector<std::byte>& bytes) {
+  auto p = read_packets(bytes);
+  EXPECT_TRUE(p);
+  return *p;
+}
+
+TEST(AdrenoRecognise, EventsAreReleasedAsSoonAsFinal) {
+  const auto bytes = bytes_of(
+      adreno_rd::cat({adreno_seed::occlusion_begin, fd_begin, {pkt4(0x0bb1, 1), 2}, fd_end}));
+  const auto p = packets_of(bytes);
+  ASSERT_EQ(p.size(), 8u);  // 3 + 1 + 1 + 3
+  recogniser r;
+  std::vector<query_event> out;
+  const auto take = [&] { r.release([&](const query_event& e) { out.push_back(e); }); };
+  std::vector<std::size_t> after;
+  for (const auto& x : p) {
+    r.push(x);
+    take();
+    after.push_back(out.size());
+  }
+  // The begin is out with its third packet; the timestamp waits (it may be a
+  // begin), holding the counter select behind it, until its end pairs it.
+  EXPECT_EQ(after, (std::vector<std::size_t>{0, 0, 1, 1, 1, 1, 1, 4}));
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[1].role, timestamp_role::begin);
+  EXPECT_EQ(out[2].op, query_op::counter_select);
+  EXPECT_EQ(out[3].role, timestamp_role::end);
+}
+
+TEST(AdrenoRecognise, HoldBoundsWhatWaitsForAPairing) {
+  dwords d = {pkt7(0x46, 3), 0x40000016, 0x5000, 0};  // a timestamp that may be a begin
+  for (int i = 0; i < 10; ++i) d.insert(d.end(), {pkt4(0x0bb1, 1), static_cast<std::uint32_t>(i)});
+  d.insert(d.end(), {pkt7(0x46, 3), 0x40000016, 0x5008, 0});  // its end, too late
+  const auto bytes = bytes_of(d);
+  recogniser r(4);
+  std::vector<query_event> out;
+  std::size_t most = 0;
+  for (const auto& x : packets_of(bytes)) {
+    r.push(x);
+    r.release([&](const query_event& e) { out.push_back(e); });
+    most = std::max(most, r.events().size());
+  }
+  r.finish();
+  r.release([&](const query_event& e) { out.push_back(e); }, true);
+  EXPECT_LE(most, 4u);
+  ASSERT_EQ(out.size(), 12u);
+  // Released unpaired once 4 events waited behind it; the late end stays a timestamp.
+  EXPECT_EQ(out.front().role, timestamp_role::none);
+  EXPECT_EQ(out.back().role, timestamp_role::none);
+  // Without a hold limit they pair.
+  auto all = recognise(hwpc::byte_span(bytes));
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->front().role, timestamp_role::begin);
+  EXPECT_EQ(all->back().role, timestamp_role::end);
+}
+
+}  // namespace

@@ -1,0 +1,427 @@
+// Mali samples as rows (hwpc/mali/rows.hpp), library only: emulated captures
+// of both readers become one row per sample equal to the emulator's truth
+// (report, offset, time, every counter, derived counters); the CSV row is the
+// truth row, the JSON parses (a small strict parser here, hostile names
+// included) to the same values, and the summary's totals are the sums of the
+// rows.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hwpc/core/bytes.hpp"
+#include "hwpc/mali.hpp"
+#include "hwpc/mali/rows.hpp"
+#include "hwpc/output/csv.hpp"
+#include "hwpc/output/json.hpp"
+#include "hwpc/output/summary.hpp"
+
+namespace {
+
+using namespace hwpc;
+
+// A strict JSON reader for what the writers print: objects, arrays, strings
+// (with escapes), numbers, true/false/null. A syntax error fails the test.
+struct jvalue {
+  enum kind { null, boolean, number, string, array, object } k = null;
+  std::string text;  // number text or string value
+  std::vector<jvalue> items;
+  std::vector<std::pair<std::string, jvalue>> members;
+  const jvalue& operator[](const std::string& key) const {
+    for (const auto& [name, v] : members) {
+      if (name == key) return v;
+    }
+    ADD_FAILURE() << "no key " << key;
+    static const jvalue none;
+    return none;
+  }
+};
+
+class jparser {
+ public:
+  explicit jparser(const std::string& s) : s_(s) {}
+  jvalue document() {
+    jvalue v = value();
+    ws();
+    EXPECT_EQ(i_, s_.size()) << "trailing text at " << i_;
+    return v;
+  }
+
+ private:
+  void ws() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  bool eat(char c) {
+    ws();
+    if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
+    return false;
+  }
+  std::string str() {
+    EXPECT_TRUE(eat('"')) << "string expected at " << i_;
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      const char c = s_[i_++];
+      EXPECT_GE(static_cast<unsigned char>(c), 0x20u) << "raw control character at " << i_;
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      const char e = s_.at(i_++);
+      const std::string plain = "\"\\/bfnrt", meant = "\"\\/\b\f\n\r\t";
+      if (e == 'u') {
+        out += static_cast<char>(std::stoi(s_.substr(i_, 4), nullptr, 16));  // ASCII here
+        i_ += 4;
+      } else {
+        const auto at = plain.find(e);
+        EXPECT_NE(at, std::string::npos) << "bad escape at " << i_;
+        if (at != std::string::npos) out += meant[at];
+      }
+    }
+    ++i_;
+    return out;
+  }
+  jvalue value() {
+    ws();
+    jvalue v;
+    if (i_ >= s_.size()) {
+      ADD_FAILURE() << "value expected at end";
+      return v;
+    }
+    const char c = s_[i_];
+    if (c == '{') {
+      v.k = jvalue::object;
+      ++i_;
+      if (eat('}')) return v;
+      do {
+        std::string key = str();
+        EXPECT_TRUE(eat(':')) << "':' expected at " << i_;
+        v.members.emplace_back(std::move(key), value());
+      } while (eat(','));
+      EXPECT_TRUE(eat('}')) << "'}' expected at " << i_;
+    } else if (c == '[') {
+      v.k = jvalue::array;
+      ++i_;
+      if (eat(']')) return v;
+      do v.items.push_back(value());
+      while (eat(','));
+      EXPECT_TRUE(eat(']')) << "']' expected at " << i_;
+    } else if (c == '"') {
+      v.k = jvalue::string;
+      v.text = str();
+    } else if (s_.compare(i_, 4, "null") == 0) {
+      i_ += 4;
+    } else if (s_.compare(i_, 4, "true") == 0 || s_.compare(i_, 5, "false") == 0) {
+      v.k = jvalue::boolean;
+      i_ += c == 't' ? 4 : 5;
+    } else {
+      v.k = jvalue::number;
+      const std::size_t from = i_;
+      while (i_ < s_.size() &&
+             std::string_view("+-.eE0123456789").find(s_[i_]) != std::string::npos)
+        ++i_;
+      v.text = s_.substr(from, i_ - from);
+      EXPECT_FALSE(v.text.empty()) << "value expected at " << from;
+      if (v.text.empty()) ++i_;
+    }
+    return v;
+  }
+  const std::string& s_;
+  std::size_t i_ = 0;
+};
+
+struct decoded {
+  row_schema schema;
+  std::vector<row> rows;  // spans point into `counters` and `metrics`
+  std::vector<std::vector<std::uint64_t>> counters;
+  std::vector<std::vector<cell>> metrics;
+  std::vector<std::string> reasons;
+  accounting acc;
+};
+
+struct emu_case {
+  const char* gpu;
+  bool kinstr;
+};
+
+// Emulates, then decodes through the library: header, reader, row builder.
+decoded decode(const mali::gpu_product& gpu, const mali::emulation& e, const mali::evaluator* ev) {
+  decoded d;
+  auto h = mali::capture_header::parse(e.file);
+  EXPECT_TRUE(h.has_value());
+  const auto payload = h->payload(e.file);
+  mali::row_builder b(gpu, ev, true);
+  d.schema = b.schema();
+  auto keep = [&](const row& r) {
+    d.rows.push_back(r);
+    d.counters.emplace_back(r.counters.begin(), r.counters.end());
+    d.metrics.emplace_back(r.metrics.begin(), r.metrics.end());
+    d.reasons.emplace_back(r.reason);
+  };
+  result<accounting> acc = accounting{};
+  if (h->reader == mali::reader_kind::vinstr) {
+    auto cap = mali::vinstr_capture::make(*gpu.table, h->layout, payload,
+                                          mali::capture_header_bytes, true);
+    EXPECT_TRUE(cap.has_value());
+    acc = mali::for_each_row(*cap, b, keep);
+  } else {
+    auto rd = mali::kinstr_reader::make(*gpu.table, h->layout, payload, mali::capture_header_bytes);
+    EXPECT_TRUE(rd.has_value());
+    acc = mali::for_each_row(*rd, b, keep);
+  }
+  EXPECT_TRUE(acc.has_value()) << (acc ? "" : acc.error_value().describe());
+  if (acc) d.acc = *acc;
+  for (std::size_t k = 0; k < d.rows.size(); ++k) {
+    d.rows[k].counters = d.counters[k];
+    d.rows[k].metrics = d.metrics[k];
+    d.rows[k].reason = d.reasons[k];
+  }
+  return d;
+}
+
+mali::emulation emulate(const mali::gpu_product& gpu, bool kinstr, std::size_t samples) {
+  mali::emulate_options o;
+  o.gpu_id = mali::gpu_id_of_product(gpu.product_id);
+  o.csf = mali::is_csf_product(gpu.product_id);
+  o.values_per_block = gpu.table->values_per_block;
+  o.kinstr = kinstr;
+  o.l2_slices = 2;
+  o.core_mask = 0x2d;  // cores 0, 2, 3, 5
+  o.samples = samples;
+  o.seed = 11;
+  o.period_ns = 250'000;
+  return mali::emulate(o);
+}
+
+const mali::gpu_product& gpu_named(const char* name) {
+  auto g = mali::find_gpu(name);
+  EXPECT_TRUE(g.has_value()) << name;
+  return **g;
+}
+
+TEST(MaliRows, EverySampleIsOneRowEqualToTheEmulatorsTruth) {
+  for (const emu_case c : {emu_case{"mali-g72", false}, emu_case{"G57", false},
+                           emu_case{"g710", true}, emu_case{"immortalis-g925", true}}) {
+    const mali::gpu_product& gpu = gpu_named(c.gpu);
+    const mali::emulation e = emulate(gpu, c.kinstr, 5);
+    const decoded d = decode(gpu, e, nullptr);
+    ASSERT_EQ(d.rows.size(), 5u) << c.gpu;
+    EXPECT_TRUE(d.acc.balanced());
+    EXPECT_EQ(d.acc.reports, 5u);
+    EXPECT_EQ(d.acc.intervals, 5u);
+    EXPECT_FALSE(d.acc.anything_dropped());
+    EXPECT_EQ(d.schema.clock, clock_kind::cpu_ns);
+    EXPECT_EQ(d.schema.ticks_per_second, 1'000'000'000u);
+    ASSERT_EQ(d.schema.counters.size(), gpu.table->counters.size());
+    EXPECT_TRUE(d.schema.metrics.empty());
+    // vinstr records: 32 metadata bytes, then 10 blocks of 64 u32 (front-end,
+    // tiler, 2 L2 slices, cores 0..5 with gaps at 1 and 4).
+    const std::size_t vinstr_record = 32 + 10 * 256;
+    for (std::size_t k = 0; k < 5; ++k) {
+      const row& r = d.rows[k];
+      EXPECT_EQ(r.report, k);
+      if (c.kinstr) {
+        // The offset names the SAMPLE item (type 0x2000) in the file.
+        ASSERT_LT(r.offset + 2, e.file.size());
+        EXPECT_EQ(load_le16(e.file.data() + r.offset), 0x2000u) << c.gpu << " " << k;
+        EXPECT_EQ(r.begin, e.end_ns[k] - 250'000);
+        EXPECT_EQ(r.reason, "");
+      } else {
+        EXPECT_EQ(r.offset, mali::capture_header_bytes + k * vinstr_record);
+        EXPECT_EQ(r.begin, k == 0 ? e.end_ns[0] : e.end_ns[k - 1]);
+        EXPECT_EQ(r.reason, "periodic");
+      }
+      EXPECT_EQ(r.end, e.end_ns[k]);
+      EXPECT_FALSE(r.lost);
+      EXPECT_FALSE(r.has_context);
+      ASSERT_EQ(r.counters.size(), gpu.table->counters.size());
+      for (std::size_t i = 0; i < r.counters.size(); ++i) {
+        ASSERT_EQ(r.counters[i], e.truth[k][gpu.table->counters[i].id])
+            << c.gpu << " sample " << k << " " << gpu.table->counters[i].name;
+      }
+    }
+  }
+}
+
+TEST(MaliRows, DerivedCountersAreTheEvaluatorsOverTheTruth) {
+  const mali::gpu_product& gpu = gpu_named("G78");
+  const mali::emulation e = emulate(gpu, false, 3);
+  auto ev = mali::evaluator::database(*gpu.table, {.l2_slices = 2, .core_mask = 0x2d}, 128);
+  ASSERT_TRUE(ev.has_value()) << ev.error_value().describe();
+  const decoded d = decode(gpu, e, &*ev);
+  ASSERT_EQ(d.schema.metrics.size(), ev->size());
+  ASSERT_GT(ev->size(), 10u);
+  EXPECT_EQ(d.schema.metrics[0].kind, column_kind::metric);
+  std::vector<expr::value> want(ev->size());
+  for (std::size_t k = 0; k < 3; ++k) {
+    ASSERT_TRUE(ev->evaluate(e.truth[k], want).has_value());
+    ASSERT_EQ(d.rows[k].metrics.size(), want.size());
+    for (std::size_t j = 0; j < want.size(); ++j) {
+      const cell got = d.rows[k].metrics[j];
+      if (want[j].is_u64()) {
+        EXPECT_EQ(got, cell::u(want[j].bits)) << d.schema.metrics[j].name;
+      } else {
+        EXPECT_EQ(got, cell::f(want[j].as_double())) << d.schema.metrics[j].name;
+      }
+    }
+  }
+  // Named constants land where their names say.
+  for (std::size_t j = 0; j < d.schema.metrics.size(); ++j) {
+    if (d.schema.metrics[j].name == "MaliConfigCoreCount") {
+      EXPECT_EQ(d.rows[0].metrics[j], cell::u(4));
+    }
+  }
+}
+
+std::vector<std::vector<std::string>> csv_lines(const std::string& text) {
+  std::vector<std::vector<std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::string c;
+    std::istringstream ls(line);
+    while (std::getline(ls, c, ',')) cells.push_back(c);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    out.push_back(cells);
+  }
+  return out;
+}
+
+TEST(MaliRows, CsvRowIsTheTruthRowAndSummaryTotalsAreTheRowSums) {
+  const mali::gpu_product& gpu = gpu_named("g720");
+  const mali::emulation e = emulate(gpu, true, 4);
+  const decoded d = decode(gpu, e, nullptr);
+  output::text_buffer out;
+  {
+    output::csv_writer w(out, d.schema);
+    for (const row& r : d.rows) w.write(r);
+    w.end(d.acc);
+  }
+  const auto lines = csv_lines(out.str());
+  ASSERT_EQ(lines.size(), 5u);
+  const auto& head = lines[0];
+  const std::size_t n = gpu.table->counters.size();
+  ASSERT_EQ(head.size(), 3 + n + 2) << "report,offset,timestamp,counters,reason,ctx_id";
+  EXPECT_EQ(head[0], "report");
+  EXPECT_EQ(head[1], "offset");
+  EXPECT_EQ(head[2], "timestamp");
+  EXPECT_EQ(head[3 + n], "reason");
+  for (std::size_t k = 0; k < 4; ++k) {
+    const auto& cells = lines[k + 1];
+    ASSERT_EQ(cells.size(), head.size());
+    EXPECT_EQ(cells[0], std::to_string(k));
+    EXPECT_EQ(cells[2], std::to_string(e.end_ns[k]));
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(head[3 + i], gpu.table->counters[i].name);
+      ASSERT_EQ(cells[3 + i], std::to_string(e.truth[k][gpu.table->counters[i].id]))
+          << "sample " << k << " " << head[3 + i];
+    }
+  }
+
+  // The summary: every total is the sum of the rows; the elapsed time is four periods.
+  output::text_buffer sum_out;
+  output::summary_writer s(sum_out, d.schema, false);
+  for (const row& r : d.rows) s.write(r);
+  s.end(d.acc);
+  const auto& t = s.result();
+  EXPECT_EQ(t.intervals, 4u);
+  EXPECT_EQ(t.reports, 4u);
+  EXPECT_EQ(t.elapsed, 4u * 250'000u);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t want = 0;
+    for (std::size_t k = 0; k < 4; ++k) want += e.truth[k][gpu.table->counters[i].id];
+    ASSERT_EQ(t.counters[i], want) << gpu.table->counters[i].name;
+  }
+  const auto sl = csv_lines(sum_out.str());
+  ASSERT_EQ(sl.size(), 2u);
+  EXPECT_EQ(sl[1][2], std::to_string(t.counters[0]));
+}
+
+TEST(MaliRows, SummaryMetricsAreTheFormulasOverTheTotals) {
+  const mali::gpu_product& gpu = gpu_named("mali-g72");
+  const mali::emulation e = emulate(gpu, false, 3);
+  const mali::sample_layout layout{.l2_slices = 2, .core_mask = 0x2d};
+  auto ev = mali::evaluator::create(*gpu.table, mali::g72_metric_set(),
+                                    mali::g72_streamline_counters, layout, 128);
+  ASSERT_TRUE(ev.has_value());
+  const decoded d = decode(gpu, e, &*ev);
+  mali::row_builder b(gpu, &*ev, true);
+  std::vector<std::uint64_t> totals(d.schema.counters.size());
+  mali::block_sums all;
+  for (std::size_t k = 0; k < 3; ++k) {
+    for (std::size_t i = 0; i < totals.size(); ++i) totals[i] += d.rows[k].counters[i];
+    for (std::size_t t = 0; t < all.values.size(); ++t) {
+      for (std::size_t i = 0; i < all.values[t].size(); ++i)
+        all.values[t][i] += e.truth[k].values[t][i];
+    }
+  }
+  std::vector<cell> got;
+  ASSERT_TRUE(b.metrics_of(totals, got).has_value());
+  std::vector<expr::value> want(ev->size());
+  ASSERT_TRUE(ev->evaluate(all, want).has_value());
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t j = 0; j < want.size(); ++j) {
+    EXPECT_DOUBLE_EQ(got[j].as_double(), want[j].as_double()) << d.schema.metrics[j].name;
+  }
+}
+
+TEST(MaliRows, JsonParsesWithEveryNameEscaped) {
+  const mali::gpu_product& gpu = gpu_named("g710");
+  const mali::emulation e = emulate(gpu, true, 2);
+  decoded d = decode(gpu, e, nullptr);
+  // Hostile names: a quote, a backslash, a newline, a control character.
+  d.schema.counters[0].name = "GPU\"ACTIVE\\\n\x01";
+  output::text_buffer out;
+  {
+    output::json_writer w(out, d.schema);
+    for (const row& r : d.rows) w.write(r);
+    w.end(d.acc);
+  }
+  const jvalue doc = jparser(out.str()).document();
+  ASSERT_EQ(doc.k, jvalue::array);
+  ASSERT_EQ(doc.items.size(), 2u) << "no accounting trailer: nothing dropped";
+  for (std::size_t k = 0; k < 2; ++k) {
+    const jvalue& o = doc.items[k];
+    ASSERT_EQ(o.k, jvalue::object);
+    EXPECT_EQ(o["report"].text, std::to_string(k));
+    EXPECT_EQ(o["offset"].text, std::to_string(d.rows[k].offset));
+    EXPECT_EQ(o["timestamp"].text, std::to_string(e.end_ns[k]));
+    EXPECT_EQ(o["reason"].k, jvalue::string);
+    EXPECT_EQ(o["ctx_id"].k, jvalue::null);
+    ASSERT_EQ(o.members.size(), 3 + gpu.table->counters.size() + 2);
+    EXPECT_EQ(o.members[3].first, d.schema.counters[0].name);
+    for (std::size_t i = 0; i < gpu.table->counters.size(); ++i) {
+      ASSERT_EQ(o[d.schema.counters[i].name].text,
+                std::to_string(e.truth[k][gpu.table->counters[i].id]));
+    }
+  }
+}
+
+// A kinstr_prfcnt buffer cut inside its third sample: two rows, then an error
+// naming a byte offset of the file past the second sample.
+TEST(MaliRows, AMalformedSampleEndsTheRowsWithItsOffset) {
+  const mali::gpu_product& gpu = gpu_named("g710");
+  const mali::emulation e = emulate(gpu, true, 3);
+  const decoded whole = decode(gpu, e, nullptr);
+  ASSERT_EQ(whole.rows.size(), 3u);
+  const std::size_t cut = whole.rows[2].offset + 100;
+  auto h = mali::capture_header::parse(e.file);
+  ASSERT_TRUE(h.has_value());
+  const auto payload = h->payload(std::span(e.file).first(cut));
+  auto rd = mali::kinstr_reader::make(*gpu.table, h->layout, payload, mali::capture_header_bytes);
+  ASSERT_TRUE(rd.has_value());
+  mali::row_builder b(gpu, nullptr, true);
+  std::vector<std::uint64_t> reports;
+  const auto acc = mali::for_each_row(*rd, b, [&](const row& r) { reports.push_back(r.report); });
+  EXPECT_EQ(reports, (std::vector<std::uint64_t>{0, 1}));
+  ASSERT_FALSE(acc.has_value());
+  EXPECT_GE(acc.error_value().offset, whole.rows[2].offset) << acc.error_value().describe();
+  EXPECT_NE(acc.error_value().describe().find("byte offset"), std::string::npos);
+}
+
+}  // namespace
