@@ -134,10 +134,12 @@ TEST_F(MetricsTool, MediaSetsReadMpecCountersAsA) {
   EXPECT_GT(at("MPEC0"), 0ull);
 }
 
+#ifdef HWPC_HAVE_PUGIXML
 std::string platform_of(const std::filesystem::path& xml) {
   // oa-sklgt2.xml -> skl, oa-cnl.xml -> cnl.
   return std::regex_replace(xml.stem().string().substr(3), std::regex("gt[0-9]$"), "");
 }
+#endif
 
 std::string emulate(const std::filesystem::path& dir, const std::string& platform) {
   const std::string rec = (dir / (platform + ".rec")).string();
@@ -172,7 +174,7 @@ TEST_F(MetricsTool, CannonLakeSamplersBusyReadsTheFusedOffSampler) {
 TEST_F(MetricsTool, EverySetOfEverySharedFileRunsOnItsPlatform) {
 #ifndef HWPC_HAVE_PUGIXML
   GTEST_SKIP() << "built without pugixml";
-#endif
+#else
   if (!std::filesystem::exists(metrics_dir)) GTEST_SKIP() << "../shared is absent";
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(metrics_dir)) {
@@ -183,7 +185,6 @@ TEST_F(MetricsTool, EverySetOfEverySharedFileRunsOnItsPlatform) {
   std::sort(files.begin(), files.end());
   std::size_t sets = 0, metrics = 0, columns = 0, failed = 0;
   for (const auto& xml : files) {
-#ifdef HWPC_HAVE_PUGIXML
     auto loaded = hm::load_xml_file(xml.string());
     ASSERT_TRUE(loaded) << xml;
     const std::string rec = emulate(dir_, platform_of(xml));
@@ -222,7 +223,6 @@ TEST_F(MetricsTool, EverySetOfEverySharedFileRunsOnItsPlatform) {
       EXPECT_EQ(shown, available) << xml.filename() << " " << set.symbol_name;
       columns += shown;
     }
-#endif
   }
   EXPECT_EQ(failed, 0u);
   // 18 files, 357 sets, 11,276 metrics (FACTS-derived corpus counts in
@@ -234,6 +234,7 @@ TEST_F(MetricsTool, EverySetOfEverySharedFileRunsOnItsPlatform) {
   EXPECT_GT(columns, sets);
   std::printf("%zu sets, %zu metrics, %zu shown on the emulated topologies\n", sets, metrics,
               columns);
+#endif
 }
 
 }  // namespace
