@@ -65,7 +65,12 @@ TEST_F(RobustnessTool, FifosAreRefusedWithoutBlocking) {
   }
   auto m = run("decode --metrics " + p + " --set X");
   EXPECT_EQ(m.status, 2) << m.out;
+#ifdef HWPC_HAVE_PUGIXML
   EXPECT_NE(m.out.find("not a regular file"), std::string::npos) << m.out;
+#else
+  // Without the loader the file is never opened, so it cannot block either.
+  EXPECT_NE(m.out.find("needs pugixml"), std::string::npos) << m.out;
+#endif
 }
 
 TEST_F(RobustnessTool, ADirectoryIsReportedAsTheInputNotAsMissingOptions) {
