@@ -8,7 +8,7 @@
 //
 // A row is one query result: an occlusion end (`samples_passed`, the slot's
 // result), a paired time-elapsed end (`time_elapsed`, stop - start), a
-// timestamp nothing pairs with or an always-on sample (`timestamp`), or a
+// timestamp nothing pairs with or an always-on sample (`gpu_time`, ns), or a
 // performance-counter read (a column per counter sampled anywhere in the
 // input, named `<GROUP>_<n>`, the counter's 32- or 64-bit value as copied).
 // Every column is a metric cell: a row fills the one its query produces and
@@ -61,10 +61,14 @@ namespace hwpc::adreno {
 
 enum class input_kind : std::uint8_t { rd, hex, bin };
 
+constexpr std::string_view input_kind_name(input_kind k) noexcept {
+  return k == input_kind::rd ? "rd" : k == input_kind::hex ? "hex" : "bin";
+}
+
 // The columns every Adreno schema starts with, then one per sampled counter.
 inline constexpr std::size_t col_samples_passed = 0;
 inline constexpr std::size_t col_time_elapsed = 1;
-inline constexpr std::size_t col_timestamp = 2;
+inline constexpr std::size_t col_gpu_time = 2;
 inline constexpr std::size_t first_counter_column = 3;
 
 // A performance counter of a group: one column.
@@ -80,7 +84,7 @@ inline row_schema schema_of(std::span<const counter_key> counters) {
   s.source = "adreno a5xx queries";
   s.metrics.push_back({"samples_passed", "samples", column_kind::metric});
   s.metrics.push_back({"time_elapsed", "ns", column_kind::metric});
-  s.metrics.push_back({"timestamp", "ns", column_kind::metric});
+  s.metrics.push_back({"gpu_time", "ns", column_kind::metric});
   for (const counter_key& k : counters)
     s.metrics.push_back({k.name(), "events", column_kind::metric});
   s.clock = clock_kind::gpu_timestamp;
@@ -281,7 +285,7 @@ class result_rows final : public rd::capture_sink {
   void stamp(row& r, const snapshot& s) {
     if (!s.v[0]) return;
     r.begin = r.end = last_ticks_ = *s.v[0];
-    cells_[col_timestamp] = cell::u(ticks_to_ns(*s.v[0]));
+    cells_[col_gpu_time] = cell::u(ticks_to_ns(*s.v[0]));
   }
 
   const row_schema* schema_;
@@ -341,6 +345,33 @@ inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema*
 }
 
 }  // namespace detail
+
+// Totals of a capture's results (`hwpc adreno --summary`), one cell per
+// schema column: samples_passed and time_elapsed summed over the rows; for
+// gpu_time and every counter, the last value read minus the first (the
+// increment over the capture, modulo 2^64); none when no row has a value.
+class result_totals {
+ public:
+  explicit result_totals(const row_schema& s) : first_(s.metrics.size()), last_(s.metrics.size()) {}
+  void add(const row& r) {
+    for (std::size_t j = 0; j < r.metrics.size() && j < first_.size(); ++j) {
+      if (!r.metrics[j].is_u64()) continue;
+      if (!first_[j]) first_[j] = j <= col_time_elapsed ? 0 : r.metrics[j].bits;
+      last_[j] =
+          j <= col_time_elapsed ? last_[j].value_or(0) + r.metrics[j].bits : r.metrics[j].bits;
+    }
+  }
+  std::vector<cell> cells() const {
+    std::vector<cell> out(first_.size());
+    for (std::size_t j = 0; j < out.size(); ++j) {
+      if (first_[j]) out[j] = cell::u(*last_[j] - *first_[j]);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::optional<std::uint64_t>> first_, last_;
+};
 
 // The performance counters the input samples, in order of first sample: the
 // counter columns of its schema.
