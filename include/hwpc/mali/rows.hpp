@@ -24,7 +24,11 @@
 //
 // Reasons: a vinstr dump's event ("manual", "periodic", "pre-job",
 // "post-job"); a kinstr_prfcnt sample's flags ("overflow", "error", joined
-// by '|'), empty when none is set. Allocation-light: the builder owns the
+// by '|'), empty when none is set; "sequence-gap" for a lost row.
+//
+// row_options adds per-instance columns (each L2 slice's and shader core's
+// counters after the sums) and losses (kinstr_prfcnt sequence gaps as lost
+// rows); docs/mali.md. Allocation-light: the builder owns the
 // row's buffers and reuses them for every sample.
 #pragma once
 
@@ -280,7 +284,7 @@ class row_builder {
   row lost_;
 };
 
-// Every sample is a report and an interval; Mali readers report no losses.
+// Every sample is a report and an interval (kinstr_prfcnt adds its gaps).
 inline accounting accounting_of_samples(std::uint64_t samples) {
   accounting a;
   a.records = a.reports = a.intervals = samples;
