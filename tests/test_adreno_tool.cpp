@@ -10,6 +10,7 @@
 
 #include "adreno_gzip_writer.hpp"
 #include "adreno_rd_writer.hpp"
+#include "adreno_results_capture.hpp"
 #include "adreno_seed.hpp"
 #include "tool_runner.hpp"
 
@@ -219,6 +220,49 @@ TEST_F(AdrenoTool, UsageErrorsExitOne) {
   auto h = hwpc::testing::run_tool("adreno --help");
   EXPECT_EQ(h.status, 0);
   EXPECT_NE(h.out.find("usage: hwpc adreno"), std::string::npos);
+}
+
+// --output and --summary write the query results as rows through the shared
+// writers; the listing stays the default; --queries does not mix with them.
+TEST_F(AdrenoTool, QueryResultsAsRows) {
+  using hwpc::testing::run_tool;
+  const adreno_results::capture c;
+  const auto rd = write_bytes("q.rd", c.w.bytes);
+  auto r = run_tool("adreno --output csv " + rd, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string mem = std::to_string(c.mem_section);
+  EXPECT_EQ(r.out,
+            "report,offset,timestamp,reason,ctx_id,samples_passed,time_elapsed,gpu_time,CP_1\n"
+            "2," +
+                mem +
+                ",19200000,occlusion,,42,,,\n"
+                "3," +
+                mem +
+                ",19296000,time-elapsed,,,5000000,,\n"
+                "4," +
+                mem +
+                ",19296000,PERF_CP_BUSY_CYCLES,,,,,4294967301\n"
+                "5," +
+                mem +
+                ",38400000,always-on,,,,2000000000,\n"
+                "6," +
+                std::to_string(c.cmd_payload + 4 * (c.cmd.size() - 4)) +
+                ",38400000,PERF_CP_BUSY_CYCLES,,,,,\n");
+  r = run_tool("adreno --output json " + rd, true);
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("\"samples_passed\": 42, \"time_elapsed\": null"), std::string::npos)
+      << r.out;
+  // Totals: sums of samples_passed and time_elapsed; the last gpu_time and
+  // CP_1 read minus the first (one read each: 0).
+  r = run_tool("adreno --summary " + rd, true);
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "intervals,elapsed_ticks,reports,skipped_zero,samples_passed,time_elapsed,gpu_time,"
+            "CP_1\n5,96000,7,0,42,5000000,0,0\n");
+  EXPECT_EQ(run_tool("adreno " + rd, true).out.find("report,offset"), std::string::npos)
+      << "the listing stays the default";
+  EXPECT_EQ(run_tool("adreno --queries --output csv " + rd).status, 1);
+  EXPECT_EQ(run_tool("adreno --output xml " + rd).status, 1);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "hwpc/output/csv.hpp"
 #include "hwpc/output/json.hpp"
 #include "hwpc/output/summary.hpp"
+#include "mali_test_util.hpp"
 
 namespace {
 
@@ -422,6 +423,113 @@ TEST(MaliRows, AMalformedSampleEndsTheRowsWithItsOffset) {
   ASSERT_FALSE(acc.has_value());
   EXPECT_GE(acc.error_value().offset, whole.rows[2].offset) << acc.error_value().describe();
   EXPECT_NE(acc.error_value().describe().find("byte offset"), std::string::npos);
+}
+
+// kinstr_prfcnt numbers its samples (SAMPLE seq). Sequence 4, 5, 9, 10, 12:
+// two gaps, each a lost row before the sample after it (same report and
+// offset), counted in `gaps`; the accounting balances. Without losses in
+// the schema the gaps are counted but make no row.
+TEST(MaliRows, KinstrSequenceGapsAreLostRows) {
+  const mali::gpu_product& gpu = gpu_named("g720");
+  mali_test::kinstr_buffer buf(128);
+  const std::uint64_t seqs[] = {4, 5, 9, 10, 12};
+  for (std::uint64_t q : seqs) {
+    mali_test::kinstr_sample_spec s;
+    s.ts_start = 1000 * q;
+    s.ts_end = 1000 * q + 500;
+    s.seq = q;
+    std::vector<std::uint64_t> fe(128);
+    fe[4] = q;  // G720 front-end 4: GPU_ACTIVE
+    s.blocks = {{0, 0, 0, 0x15, fe}, {3, 0, 0, 0x15, {}}};
+    buf.add(s);
+  }
+  const mali::sample_layout layout{.l2_slices = 1, .core_mask = 1};
+  for (const bool losses : {true, false}) {
+    auto rd = mali::kinstr_reader::make(*gpu.table, layout, buf.bytes);
+    ASSERT_TRUE(rd.has_value()) << rd.error_value().describe();
+    mali::row_builder b(gpu, nullptr, mali::row_options{true, losses, std::nullopt});
+    EXPECT_EQ(b.schema().has_losses, losses);
+    std::vector<std::uint64_t> reports, offsets;
+    std::vector<bool> lost;
+    std::vector<std::string> reasons;
+    auto acc = mali::for_each_row(*rd, b, [&](const row& r) {
+      reports.push_back(r.report);
+      offsets.push_back(r.offset);
+      lost.push_back(r.lost);
+      reasons.emplace_back(r.reason);
+      if (r.lost) {
+        EXPECT_TRUE(r.counters.empty());
+      }
+    });
+    ASSERT_TRUE(acc.has_value()) << acc.error_value().describe();
+    EXPECT_EQ(acc->gaps, 2u);
+    EXPECT_EQ(acc->reports, 5u);
+    EXPECT_EQ(acc->intervals, 5u);
+    EXPECT_EQ(acc->records, 7u);
+    EXPECT_TRUE(acc->balanced());
+    if (!losses) {
+      EXPECT_EQ(reports, (std::vector<std::uint64_t>{0, 1, 2, 3, 4}));
+      continue;
+    }
+    EXPECT_EQ(reports, (std::vector<std::uint64_t>{0, 1, 2, 2, 3, 4, 4}));
+    EXPECT_EQ(lost, (std::vector<bool>{false, false, true, false, false, true, false}));
+    EXPECT_EQ(reasons[2], "sequence-gap");
+    EXPECT_EQ(reasons[5], "sequence-gap");
+    EXPECT_EQ(offsets[2], buf.sample_offsets[2]);
+    EXPECT_EQ(offsets[3], buf.sample_offsets[2]);
+    EXPECT_EQ(offsets[5], buf.sample_offsets[4]);
+  }
+}
+
+// --per-instance: after the sums, each L2 slice's and shader core's counters,
+// named by instance (cores by their core-mask bit), holding that instance's
+// values; a protected core's are 0, as it is not summed either.
+TEST(MaliRows, PerInstanceColumnsHoldEachCoresValues) {
+  const mali::gpu_product& gpu = gpu_named("g720");
+  // The table's first memory counter and last shader-core counter.
+  const mali::hw_counter *mem = nullptr, *core = nullptr;
+  std::size_t multi = 0;  // counters of blocks with several instances
+  for (const auto& c : gpu.table->counters) {
+    if (c.id.block == mali::block_type::memory && mem == nullptr) mem = &c;
+    if (c.id.block == mali::block_type::shader_core) core = &c;
+    if (c.id.block == mali::block_type::memory || c.id.block == mali::block_type::shader_core) {
+      ++multi;
+    }
+  }
+  ASSERT_NE(mem, nullptr);
+  ASSERT_NE(core, nullptr);
+  mali_test::kinstr_buffer buf(128);
+  mali_test::kinstr_sample_spec s;
+  s.ts_end = 10;
+  s.seq = 1;
+  std::vector<std::uint64_t> c0(128), c1(128), m0(128), m1(128);
+  c0[core->id.index] = 11;
+  c1[core->id.index] = 22;
+  m0[mem->id.index] = 3;
+  m1[mem->id.index] = 4;
+  // Cores of mask 0b1010 (bits 1 and 3) in dense numbering 0 and 1; two L2 slices.
+  s.blocks = {{0, 0, 0, 0x15, {}}, {1, 0, 0, 0x15, {}}, {2, 0, 0, 0x15, m0},
+              {2, 1, 0, 0x15, m1}, {3, 0, 0, 0x15, c0}, {3, 1, 0, 0x15, c1}};
+  buf.add(s);
+  const mali::sample_layout layout{.l2_slices = 2, .core_mask = 0b1010};
+  auto rd = mali::kinstr_reader::make(*gpu.table, layout, buf.bytes);
+  ASSERT_TRUE(rd.has_value()) << rd.error_value().describe();
+  mali::row_builder b(gpu, nullptr, mali::row_options{true, true, layout});
+  const row_schema& sc = b.schema();
+  EXPECT_EQ(sc.counters.size(), gpu.table->counters.size() + 2 * multi);
+  std::map<std::string, std::uint64_t> got;
+  auto acc = mali::for_each_row(*rd, b, [&](const row& r) {
+    for (std::size_t i = 0; i < r.counters.size(); ++i) got[sc.counters[i].name] = r.counters[i];
+  });
+  ASSERT_TRUE(acc.has_value());
+  const std::string cn(core->name), mn(mem->name);
+  EXPECT_EQ(got.at(cn), 33u);
+  EXPECT_EQ(got.at("core1." + cn), 11u);
+  EXPECT_EQ(got.at("core3." + cn), 22u);
+  EXPECT_EQ(got.count("core0." + cn), 0u);
+  EXPECT_EQ(got.at(mn), 7u);
+  EXPECT_EQ(got.at("l2slice0." + mn), 3u);
+  EXPECT_EQ(got.at("l2slice1." + mn), 4u);
 }
 
 }  // namespace

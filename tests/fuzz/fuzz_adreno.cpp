@@ -3,7 +3,8 @@
 // Invariants: errors name the offset of a header inside the input; packets
 // tile the input exactly up to an error; recognised events point at packet
 // boundaries inside the input, in stream order; the interpreter stops with
-// a value, never a crash.
+// a value, never a crash; query-result rows lie inside the input and their
+// accounting balances.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "hwpc/adreno/interp.hpp"
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/recognise.hpp"
+#include "hwpc/adreno/rows.hpp"
 
 using namespace hwpc::adreno;
 
@@ -59,5 +61,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   mc.sample_count = 1234;
   auto r = execute(mc, bytes);
   if (!r) fuzz::check_error(r.error_value(), size);
+
+  // Query results as rows, the input read as an .rd capture and as raw
+  // dwords: offsets inside the input, the accounting balanced, one cell per column.
+  for (const input_kind kind : {input_kind::rd, input_kind::bin}) {
+    auto cols = sampled_counters(kind, bytes);
+    if (!cols) {
+      fuzz::check_error(cols.error_value(), size);
+      continue;
+    }
+    const hwpc::row_schema s = schema_of(*cols);
+    auto done = for_each_row(
+        kind, bytes, s,
+        [&](const hwpc::row& row) {
+          FUZZ_CHECK(row.offset < size, "row offset inside the input");
+          FUZZ_CHECK(row.metrics.size() == s.metrics.size(), "one cell per column");
+        },
+        [&](const hwpc::error& e, bool) { fuzz::check_error(e, size); });
+    if (done) FUZZ_CHECK(done->acc.balanced(), "every report in one bucket");
+  }
   return 0;
 }
