@@ -14,6 +14,7 @@
 #include "hwpc/intel.hpp"
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/formats_xe.hpp"
+#include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/intel/xe_stream.hpp"
 
 namespace {
@@ -65,6 +66,21 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format&
     return false;
   }
   const hwpc::byte_span bs(bytes->data(), bytes->size());
+  if (k == emu::output_kind::xe_recording) {
+    intel::xe_recording_options o;
+    o.unverified_layouts = true;
+    auto r = intel::xe_recording::make(bs, o);
+    if (!r) {
+      why = r.error_value().describe();
+      return false;
+    }
+    if (&r->xe() != &xf || r->device_platform() != cap.cfg.platform) {
+      why = "recording names another format or platform";
+      return false;
+    }
+    out = via_capture(*r, gen);
+    return true;
+  }
   if (bs.empty()) return true;
   auto buf = intel::report_buffer::make(bs, xf.layout);
   if (!buf) {
@@ -78,7 +94,9 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format&
 }
 
 const char* kind_name(emu::output_kind k) {
-  return k == emu::output_kind::raw ? "raw" : k == emu::output_kind::xe_stream ? "xe-stream" : "?";
+  return k == emu::output_kind::raw         ? "raw"
+         : k == emu::output_kind::xe_stream ? "xe-stream"
+                                            : "xe-recording";
 }
 
 TEST(EmuXeCrosscheck, EveryXeFormatEveryFaultEveryOutput) {
@@ -114,7 +132,8 @@ TEST(EmuXeCrosscheck, EveryXeFormatEveryFaultEveryOutput) {
           auto cap = emu::emulate(c);
           ASSERT_TRUE(cap.has_value()) << cap.error_value().describe();
           ASSERT_EQ(cap->kernel_driver, emu::driver::xe);
-          for (auto k : {emu::output_kind::raw, emu::output_kind::xe_stream}) {
+          for (auto k : {emu::output_kind::raw, emu::output_kind::xe_stream,
+                         emu::output_kind::xe_recording}) {
             auto truth = emu::truth_for(*cap, k);
             ASSERT_TRUE(truth.has_value()) << truth.error_value().describe();
             ASSERT_TRUE(truth->representable);
