@@ -57,7 +57,8 @@ const command_spec decode_spec{
     "(GPU_TICKS, A0.., B0.., C0..) holding the delta over the interval, then `reason`\n"
     "(RPT_ID report reasons) and `ctx_id` (the earlier report's CTX_ID: the context the\n"
     "interval ran in; empty/null when its context-valid bit is clear). Reports with a zero\n"
-    "RPT_ID were never written and are skipped. Streams and recordings add a `lost` column:\n"
+    "RPT_ID were never written and are skipped (the Xe driver's formats: RPT_ID and\n"
+    "TIMESTAMP both zero). Streams and recordings add a `lost` column:\n"
     "a report-lost or buffer-lost record is a row with lost=1, its kind as the reason and\n"
     "empty deltas, and the next report starts afresh (no delta spans a loss). Whenever a\n"
     "record was skipped or lost, stderr (and a last `accounting` object in JSON) says where\n"
@@ -566,9 +567,11 @@ int cmd_decode(const std::vector<std::string>& args) {
   // Reports were there but every one has RPT_ID 0, which the OA unit never
   // writes (a zeroed file, a wrong offset): bad input, not an empty table.
   if (acc.reports != 0 && acc.skipped_zero == acc.reports) {
+    const char* what = c.format->xe_landed_rule ? " reports have RPT_ID and TIMESTAMP 0"
+                                                : " reports have RPT_ID 0";
     return fail("decode",
-                opt->file + ": all " + std::to_string(acc.reports) +
-                    " reports have RPT_ID 0 (slots the OA unit never wrote); nothing to decode",
+                opt->file + ": all " + std::to_string(acc.reports) + what +
+                    " (slots the OA unit never wrote); nothing to decode",
                 exit_bad_input);
   }
   return exit_ok;
