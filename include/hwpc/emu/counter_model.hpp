@@ -82,11 +82,11 @@ class counter_model {
     build_signals(gen);
     // A counter with no modelled event still counts a trickle, so that a
     // requested wrap can always be placed (the PRM leaves them reserved).
-    for (std::uint8_t i = 0; i < max_a; ++i) {
-      if (!mapped(bank::a, i)) out(add({busy_}, {}, 1, role::spare), bank::a, i);
-    }
-    for (std::uint8_t i = 0; i < max_pec; ++i) {
-      if (!mapped(bank::pec, i)) out(add({busy_}, {}, 1, role::spare), bank::pec, i);
+    // Xe2+ formats carry PEC and no A counters; earlier ones the reverse.
+    const bool xe2 = gen >= intel::generation::xe2;
+    for (std::uint8_t i = 0; i < (xe2 ? max_pec : max_a); ++i) {
+      const bank k = xe2 ? bank::pec : bank::a;
+      if (!mapped(k, i)) out(add({busy_}, {}, 1, role::spare), k, i);
     }
   }
 
