@@ -262,6 +262,27 @@ TEST_F(XeRecordingTool, DecodesWithoutFlags) {
   EXPECT_NE(r.out.find("report-lost"), std::string::npos);
   // --format that disagrees with DEVICE_INFO is a usage error.
   EXPECT_EQ(hwpc::testing::run_tool("decode " + path + " --format MPEC8u32_B8_C8").status, 1);
+  // An unverified layout (IGT #12, PEC64u64_B8_C8) needs the opt-in: a usage error without.
+  // Its header records, then two SAMPLEs of 640-byte reports.
+  const built v = tiny(12);
+  const std::size_t rs = 640;
+  bytes ub(v.b.begin(), v.b.begin() + static_cast<std::ptrdiff_t>(v.first_sample_at));
+  for (unsigned i = 0; i < 2; ++i) {
+    header(ub, 1, 8 + rs);
+    const std::size_t at = ub.size();
+    ub.resize(at + rs, std::byte{0});
+    ub[at] = std::byte{1};                       // RPT_ID
+    ub[at + 8] = static_cast<std::byte>(i + 1);  // TIME_STAMP
+  }
+  const auto upath = (dir_ / "unverified.xerec").string();
+  {
+    std::ofstream f(upath, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(ub.data()), static_cast<std::streamsize>(ub.size()));
+  }
+  EXPECT_EQ(hwpc::testing::run_tool("decode " + upath).status, 1);
+  const auto ok = hwpc::testing::run_tool("decode --unverified-layouts " + upath, true);
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_NE(ok.out.find("\n1,"), std::string::npos) << ok.out;
 }
 
 }  // namespace

@@ -411,10 +411,19 @@ int cmd_decode(const std::vector<std::string>& args) {
   if (c.kind == input_kind::recording && intel::xe_recording::looks_like_xe_recording(bytes)) {
     intel::xe_recording_options ro;
     ro.fallback_platform = opt->plat;
-    ro.unverified_layouts = opt->unverified;
+    // An unverified layout is the user's choice (a usage error, as for raw
+    // input), not bad input: read it, then ask for the opt-in.
+    ro.unverified_layouts = true;
     auto r = intel::xe_recording::make(bytes, ro);
     if (!r) return bad(r.error_value());
     xrec.emplace(std::move(*r));
+    if (!xrec->xe().verified && !opt->unverified) {
+      return fail("decode",
+                  opt->file + ": the recording's Xe layout " + std::string(xrec->xe().name) +
+                      " is not verified (" + std::string(xrec->xe().evidence) +
+                      "); --unverified-layouts decodes it anyway",
+                  exit_usage);
+    }
     c.plat = xrec->device_platform();
     c.xe = &xrec->xe();
     c.format = &xrec->format();
