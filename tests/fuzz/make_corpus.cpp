@@ -90,6 +90,33 @@ void intel_captures() {
   }
 }
 
+// xe-perf recordings of every Xe driver format, on the first platform that
+// enables it; the selector byte opts into unverified layouts where needed.
+void xe_recordings() {
+  const char* faults[] = {"none", "wrap,ctx-switch", "report-lost,tail-ahead", "overflow,wrap"};
+  for (std::size_t i = 0; i < hwpc::emu::emu_xe_formats.size(); ++i) {
+    const auto& f = hwpc::emu::emu_xe_formats[i];
+    for (const auto& pi : hwpc::intel::platform_table) {
+      if (!f.on(pi.id)) continue;
+      hwpc::emu::config c;
+      c.platform = pi.id;
+      c.format = std::string(f.name);
+      c.kernel_driver = hwpc::emu::driver::xe;
+      c.reports = 12;
+      c.seed = 2000 + i;
+      c.faults = hwpc::emu::parse_faults(faults[i % 4]).value();
+      auto cap = hwpc::emu::emulate(c);
+      if (!cap) break;
+      if (auto rec = hwpc::emu::output_bytes(*cap, hwpc::emu::output_kind::xe_recording)) {
+        bytes b{static_cast<std::uint8_t>(f.verified ? 0 : 0x40)};
+        append(b, *rec);
+        put("xe_recording", std::string(f.name) + "_" + std::to_string(i), b);
+      }
+      break;
+    }
+  }
+}
+
 void formulas() {
   const char* rpn[] = {
       "GPU_TIME 0 READ 1000000000 UMUL $GpuTimestampFrequency UDIV",
@@ -183,6 +210,7 @@ int main(int argc, char** argv) {
   }
   root = argv[1];
   intel_captures();
+  xe_recordings();
   formulas();
   metric_files();
   mali_samples();
