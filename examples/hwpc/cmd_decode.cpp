@@ -433,8 +433,15 @@ int cmd_decode(const std::vector<std::string>& args) {
       return fail("decode", "--metrics: " + m.error_value().describe(),
                   usage ? exit_usage : exit_bad_input);
     }
+    bool unvalued = false;
     for (const auto& d : m->dropped()) {
       std::fprintf(stderr, "hwpc decode: --metrics: %s\n", metrics::describe(d).c_str());
+      unvalued = unvalued || d.reason.message.find("with no value") != std::string::npos;
+    }
+    if (unvalued) {
+      std::fprintf(stderr,
+                   "hwpc decode: --metrics: --device-var NAME=VALUE gives a device variable a "
+                   "value\n");
     }
     columns.emplace(std::move(*m));
     schema.metrics = columns->columns();
