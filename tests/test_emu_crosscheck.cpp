@@ -103,6 +103,8 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::report_for
       return true;
     }
     case emu::output_kind::mi_rpc:
+    case emu::output_kind::xe_stream:     // test_emu_xe_crosscheck.cpp
+    case emu::output_kind::xe_recording:  // test_emu_xe_crosscheck.cpp
       break;
   }
   why = "unsupported";
@@ -121,6 +123,10 @@ const char* kind_name(emu::output_kind k) {
       return "ring";
     case emu::output_kind::mi_rpc:
       return "mi-rpc";
+    case emu::output_kind::xe_stream:
+      return "xe-stream";
+    case emu::output_kind::xe_recording:
+      return "xe-recording";
   }
   return "?";
 }

@@ -20,7 +20,8 @@ namespace {
 const command_spec emulate_spec{
     "emulate",
     "hwpc emulate --platform P --format F [--exponent E] [--reports N] [--seed S]\n"
-    "             [--faults LIST] --output-kind raw|i915-stream|recording --out FILE\n"
+    "             [--faults LIST] [--driver i915|xe]\n"
+    "             --output-kind raw|i915-stream|recording|xe-stream|xe-recording --out FILE\n"
     "             [--truth TRUTH.csv] [--metrics FILE.xml --set SYMBOL]",
     "Emulates an OA unit under a seeded workload and writes what a profiler would capture.\n"
     "--truth writes the exact counter increments between consecutive reports of that\n"
@@ -28,17 +29,24 @@ const command_spec emulate_spec{
     "must reproduce. Faults: wrap (counters and TIME_STAMP wrap), ctx-switch (context\n"
     "switches every few reports), tail-ahead (zero-RPT_ID reports the tail covered before\n"
     "they landed), overflow (a slow reader overflows the OA buffer), report-lost (MI_RPC\n"
-    "collides with timer reports). Usage errors exit with 1; a configuration the emulator\n"
+    "collides with timer reports).\n"
+    "--driver xe (the default on lnl, bmg and ptl) follows the Xe kernel driver: its format\n"
+    "names (hwpc formats --platform P), its read() (unlanded reports have RPT_ID and\n"
+    "TIME_STAMP zero; losses are failed reads) and its outputs: xe-stream (read() data;\n"
+    "stderr prints the --xe-loss arguments hwpc decode needs) and xe-recording (an IGT\n"
+    "xe-perf-recorder file). Usage errors exit with 1; a configuration the emulator\n"
     "rejects exits with 2.",
     {{"platform", "P",
-      "platform: snb ivb vlv hsw bdw chv skl bxt kbl glk cfl cnl icl ehl tgl rkl adl dg1 dg2 mtl"},
+      "platform: snb ivb vlv hsw bdw chv skl bxt kbl glk cfl cnl icl ehl tgl rkl adl dg1 dg2 mtl "
+      "lnl bmg ptl"},
      {"format", "F", "report format name or alias (see `hwpc formats --platform P`)"},
      {"exponent", "E", "timer period exponent: a report every 2^(E+1) ticks (default 10)"},
      {"reports", "N", "reports the OA unit writes (default 64)"},
      {"seed", "S", "workload seed (default 1)"},
      {"faults", "LIST", "comma list: wrap,ctx-switch,tail-ahead,overflow,report-lost"},
      {"overrun-disable", "", "OABUFFER overrun disabled: stop reporting when full"},
-     {"output-kind", "KIND", "raw, i915-stream or recording"},
+     {"driver", "D", "i915 or xe: whose read() path and format names (default: xe from lnl on)"},
+     {"output-kind", "KIND", "raw, i915-stream, recording, xe-stream or xe-recording"},
      {"out", "FILE", "where to write the capture"},
      {"truth", "FILE", "where to write the truth CSV"},
      {"metrics", "FILE.xml", "recording: name this file's set (--set) in DEVICE_INFO"},
@@ -80,7 +88,14 @@ int cmd_emulate(const std::vector<std::string>& args) {
     auto set = metrics::find_xml_set(*a->get("metrics"), *a->get("set"));
     if (!set) return fail("emulate", "--metrics: " + set.error_value().describe(), exit_usage);
     identity = {set->symbol_name, set->hw_config_guid};
-    if (!fmt && !set->oa_format.empty()) fmt = set->oa_format;
+    if (!fmt && !set->oa_format.empty()) {
+      // The Xe2 files name the layout as the hardware does; IGT maps
+      // 576B_PEC64LL to PEC64u64 and 128B_MPEC8_NOA16 to MPEC8u32_B8_C8
+      // (FACTS-xe section 8).
+      fmt = set->oa_format == "576B_PEC64LL"       ? std::string("PEC64u64")
+            : set->oa_format == "128B_MPEC8_NOA16" ? std::string("MPEC8u32_B8_C8")
+                                                   : set->oa_format;
+    }
 #else
     return fail("emulate", "--metrics needs pugixml: rebuild with libpugixml-dev", exit_usage);
 #endif
@@ -96,10 +111,33 @@ int cmd_emulate(const std::vector<std::string>& args) {
   if (!p) return fail("emulate", "unknown platform '" + *plat + "'", exit_usage);
   c.platform = *p;
   c.format = *fmt;
-  if (emu::find_emu_format(c.platform, c.format) == nullptr) {
+  const bool xe_kind = *kind == "xe-stream" || *kind == "xe-recording";
+  if (auto d = a->get("driver")) {
+    if (*d == "i915") {
+      c.kernel_driver = emu::driver::i915;
+    } else if (*d == "xe") {
+      c.kernel_driver = emu::driver::xe;
+    } else {
+      return fail("emulate", "unknown --driver '" + *d + "' (i915 or xe)", exit_usage);
+    }
+  } else if (xe_kind) {
+    c.kernel_driver = emu::driver::xe;
+  }
+  const emu::driver drv = emu::driver_of(c);
+  if (drv == emu::driver::i915 && xe_kind) {
+    return fail("emulate", "--output-kind " + *kind + " needs --driver xe", exit_usage);
+  }
+  if (drv == emu::driver::xe && (*kind == "i915-stream" || *kind == "recording")) {
     return fail("emulate",
-                "platform " + *plat + " has no report format '" + *fmt +
-                    "' (see hwpc formats --platform " + *plat + ")",
+                "--output-kind " + *kind +
+                    " is i915's; the Xe driver writes xe-stream or "
+                    "xe-recording",
+                exit_usage);
+  }
+  if (emu::find_emu_format(c.platform, c.format, drv) == nullptr) {
+    return fail("emulate",
+                "platform " + *plat + " has no " + (drv == emu::driver::xe ? "Xe driver" : "i915") +
+                    " report format '" + *fmt + "' (see hwpc formats --platform " + *plat + ")",
                 exit_usage);
   }
   if (auto e = a->get("exponent")) {
@@ -130,8 +168,14 @@ int cmd_emulate(const std::vector<std::string>& args) {
     k = emu::output_kind::i915_stream;
   } else if (*kind == "recording") {
     k = emu::output_kind::recording;
+  } else if (*kind == "xe-stream") {
+    k = emu::output_kind::xe_stream;
+  } else if (*kind == "xe-recording") {
+    k = emu::output_kind::xe_recording;
   } else {
-    return fail("emulate", "unknown --output-kind '" + *kind + "' (raw, i915-stream, recording)",
+    return fail("emulate",
+                "unknown --output-kind '" + *kind +
+                    "' (raw, i915-stream, recording, xe-stream, xe-recording)",
                 exit_usage);
   }
 
@@ -148,6 +192,13 @@ int cmd_emulate(const std::vector<std::string>& args) {
     const std::string csv = emu::truth_csv(*truth);
     if (!write_file(*t, csv.data(), csv.size())) {
       return fail("emulate", "cannot write " + *t, exit_bad_input);
+    }
+  }
+  if (k == emu::output_kind::xe_stream) {
+    auto st = emu::xe_stream_of(*cap);
+    if (st && !st->losses.empty()) {
+      std::fprintf(stderr, "hwpc emulate: losses (failed reads) for hwpc decode: %s\n",
+                   emu::xe_loss_arguments(*st).c_str());
     }
   }
   std::fprintf(stderr,

@@ -93,6 +93,10 @@ struct capture {
   std::uint64_t period_ticks = 0;
   bool mi_rpc_mode = false;  // the format fits no OA buffer: every report is an MI_RPC report
   std::uint32_t buffer_bytes = 0;
+  // The part of the buffer reports go round in: buffer_bytes, or on the Xe
+  // driver the buffer rounded down to whole reports (FACTS-xe section 5).
+  std::uint32_t ring_bytes = 0;
+  driver kernel_driver = driver::i915;
   std::vector<report_record> reports;
   std::vector<std::byte> packed;  // reports.size() * report size
   std::vector<read_item> read;

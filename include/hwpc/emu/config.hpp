@@ -13,6 +13,7 @@
 #include "hwpc/core/error.hpp"
 #include "hwpc/emu/counter_model.hpp"
 #include "hwpc/emu/sku.hpp"
+#include "hwpc/emu/xe_layouts.hpp"
 #include "hwpc/intel/platform.hpp"
 
 namespace hwpc::emu {
@@ -87,7 +88,14 @@ struct config {
   // The GPU: topology and GT frequency range. Unset: the platform's row of
   // sku_table (sku.hpp); sku_of(platform, gt) gives its larger parts.
   std::optional<sku> device;
+  // The kernel driver whose read() path and format names the run follows.
+  // Unset: xe on Xe2 and later, i915 before (default_driver()).
+  std::optional<driver> kernel_driver;
 };
+
+inline driver driver_of(const config& c) {
+  return c.kernel_driver.value_or(default_driver(c.platform));
+}
 
 // The part a configuration emulates.
 inline const sku& device_of(const config& c) { return c.device ? *c.device : sku_of(c.platform); }

@@ -74,6 +74,8 @@ class counter_model {
       build_gen6();
     } else if (intel::is_gen7_family(gen)) {
       build_gen7();
+    } else if (gen >= intel::generation::xe2) {
+      build_xe2();
     } else {
       build_gen8(gen >= intel::generation::gen12);
     }
@@ -82,6 +84,9 @@ class counter_model {
     // requested wrap can always be placed (the PRM leaves them reserved).
     for (std::uint8_t i = 0; i < max_a; ++i) {
       if (!mapped(bank::a, i)) out(add({busy_}, {}, 1, role::spare), bank::a, i);
+    }
+    for (std::uint8_t i = 0; i < max_pec; ++i) {
+      if (!mapped(bank::pec, i)) out(add({busy_}, {}, 1, role::spare), bank::pec, i);
     }
   }
 
@@ -161,7 +166,7 @@ class counter_model {
 
   // EU time and its active / stall split (of busy clocks x EUs).
   void eu_time() {
-    eu_ = add({busy_}, {}, sku_.eus(), role::full);
+    eu_ = add({busy_}, {}, sku_.model_eus(), role::full);
     active_ = add({eu_}, {}, 1, role::eu_active);
     stall_ = add({eu_}, {active_}, 1, role::eu_stall);
     extra_ = add({eu_}, {active_, stall_}, 1, role::thread_extra);
@@ -325,6 +330,78 @@ class counter_model {
     out(add({mem}, {}, 1, role::mem_miss), bank::a, 33);
     out(add({slm_r}, {}, 1, role::atomic), bank::a, 34);
     out(add({busy_}, {}, 1, role::barrier), bank::a, 35);
+  }
+
+  // Xe2/Xe3 PEC0..63, as the Xe2 metric files' RenderBasic programs them
+  // (oa-lnl.xml / oa-bmg.xml: GPU_BUSY = PEC32, XVE_ACTIVE = PEC24, ...), so a
+  // set's formulas see the relations they assume: busy <= clocks, XVE
+  // active + stall <= XVEs x clocks, ALU0 per stage <= ALU0 <= active, a
+  // miss <= its access, pixels written <= rasterized. Other PECs trickle.
+  void build_xe2() {
+    eu_time();
+    out(busy_, bank::pec, 32);                                   // GPU_BUSY
+    out(active_, bank::pec, 24);                                 // XVE_ACTIVE
+    out(stall_, bank::pec, 20);                                  // XVE_STALL
+    out(add({stall_}, {}, 1, role::core_stall), bank::pec, 27);  // shared-function hold
+    // ALU0 / ALU1 instructions (one per active XVE clock at most), split
+    // over CS, PS, VS as PEC 8/9/10 and 11/12/13.
+    const idx alu0 = out(add({active_}, {}, 1, role::fpu0), bank::pec, 25);
+    const idx alu1 = out(add({alu0}, {}, 1, role::fpu1), bank::pec, 26);
+    for (auto [src, base] : {std::pair<idx, std::uint8_t>{alu0, 8}, {alu1, 11}}) {
+      const idx vs = out(add({src}, {}, 1, role::stage_vs), bank::pec, base + 2u);
+      const idx rest = add({src}, {vs}, 1, role::full);
+      const idx cs = out(add({rest}, {}, 1, role::stage_cs), bank::pec, base);
+      out(add({rest}, {cs}, 1, role::full), bank::pec, base + 1u);  // PS: the rest
+    }
+    out(add({active_}, {}, 1, role::send), bank::pec, 7);
+    out(add({active_, active_}, {}, 1, role::full), bank::pec, 14);  // occupancy, 2 per active
+    out(add({active_}, {}, 1, role::eu_misc), bank::pec, 15);        // instructions issued
+    const idx ihit = out(add({active_}, {}, 1, role::eu_misc), bank::pec, 22);
+    out(add({ihit}, {}, 1, role::sampler_miss), bank::pec, 23);
+    // Thread groups and the geometry front end.
+    const idx tg = out(add({busy_}, {}, 1, role::stage_cs), bank::pec, 0);
+    out(add({tg}, {}, 1, role::thread_dispatch), bank::pec, 1);
+    const idx verts = out(add({busy_}, {}, 1, role::stage_vs), bank::pec, 33);
+    out(add({verts}, {}, 1, role::full), bank::pec, 42);  // clipper input vertices
+    const idx prims = out(add({verts}, {}, 1, role::bottleneck), bank::pec, 46);
+    const idx cull = out(add({prims}, {}, 1, role::hiz_fail), bank::pec, 43);
+    out(add({prims}, {cull}, 1, role::full), bank::pec, 45);
+    out(add({cull}, {}, 1, role::early_fail), bank::pec, 44);
+    // Pixels.
+    const pixel_flow f = pixels(sku_.subslices());
+    out(add({f.hiz_fail, f.hiz_pass}, {}, 1, role::full), bank::pec, 34);
+    out(f.alpha, bank::pec, 2);
+    out(f.killed, bank::pec, 3);
+    out(f.written, bank::pec, 36);
+    out(add({f.written}, {}, 1, role::blend), bank::pec, 35);
+    // Sampler, load/store cache, L3, memory (per Xe-core per clock at most).
+    const idx samp = out(add({busy_}, {}, sku_.subslices(), role::sampler), bank::pec, 5);
+    const idx tex = out(add({samp}, {}, 1, role::full), bank::pec, 6);
+    out(add({tex}, {}, 1, role::sampler_miss), bank::pec, 21);
+    const idx port = add({busy_}, {}, sku_.subslices(), role::full);
+    const idx slm_r = add({port}, {}, 1, role::slm_read);
+    const idx rest = add({port}, {slm_r}, 1, role::full);
+    const idx slm_w = add({rest}, {}, 1, role::slm_write);
+    const idx rest2 = add({rest}, {slm_w}, 1, role::full);
+    const idx lsc = out(add({rest2}, {}, 1, role::mem_access), bank::pec, 31);
+    const idx lsc_miss = add({lsc}, {}, 1, role::mem_miss);
+    out(add({lsc}, {lsc_miss}, 1, role::full), bank::pec, 30);  // hits
+    out(add({slm_r}, {}, 1, role::atomic), bank::pec, 4);       // SLM bank conflicts
+    out(add({lsc}, {}, 64, role::full), bank::pec, 16);         // 64-byte lines
+    out(add({slm_w}, {}, 64, role::full), bank::pec, 17);
+    out(add({slm_r}, {}, 64, role::full), bank::pec, 18);
+    out(add({slm_w}, {}, 64, role::full), bank::pec, 19);
+    out(add({lsc_miss}, {}, 1, role::full), bank::pec, 37);       // L3 reads
+    out(add({slm_w}, {}, 1, role::mem_miss), bank::pec, 38);      // L3 writes
+    out(add({lsc_miss}, {}, 32, role::mem_miss), bank::pec, 57);  // memory bytes / 2
+    out(add({slm_w}, {}, 32, role::mem_miss), bank::pec, 58);
+    // Engines busy: render (all of busy), compute and copy (shares).
+    out(add({busy_}, {}, 1, role::full), bank::pec, 40);
+    out(add({busy_}, {}, 1, role::stage_cs), bank::pec, 39);
+    out(add({busy_}, {}, 1, role::bottleneck2), bank::pec, 41);
+    // Ray tracing: rays, BVH cache misses.
+    const idx rays = out(add({busy_}, {}, 1, role::barrier), bank::pec, 29);
+    out(add({rays}, {}, 1, role::sampler_miss), bank::pec, 28);
   }
 
   // B, C and MPEC counters count cycles while a signal holds: each is a

@@ -38,11 +38,13 @@
 
 namespace hwpc::emu {
 
-// Counter banks in the order every output lists them (GPU_TICKS, MPEC, A, B, C).
-enum class bank : std::uint8_t { gpu_ticks, mpec, a, b, c };
+// Counter banks in the order every output lists them (GPU_TICKS, MPEC, PEC,
+// A, B, C). PEC: the Xe2/Xe3 programmable event counters (xe_layouts.hpp).
+enum class bank : std::uint8_t { gpu_ticks, mpec, pec, a, b, c };
 
 inline constexpr std::size_t max_a = 48;
 inline constexpr std::size_t max_bc = 8;
+inline constexpr std::size_t max_pec = 64;
 
 struct counter_slot {
   bank k = bank::a;
@@ -54,7 +56,7 @@ struct counter_slot {
 
 struct report_layout {
   std::uint16_t size = 0;
-  std::array<counter_slot, 64> counters{};
+  std::array<counter_slot, 96> counters{};  // PEC64u64_B8_C8: GPU_TICKS + 80
   std::size_t counter_count = 0;
   int ts_offset = -1;
   std::uint8_t ts_bits = 32;
@@ -300,6 +302,11 @@ enum class family : std::uint8_t {
   gen8_12,  // BDW .. DG1 (A36_B8_C8, C4_B8)
   xehpg,    // DG2, MTL OAG
   mtl_oam,  // MTL OAM
+  // The Xe driver's enablement (FACTS-xe section 2), for emu_xe_formats.
+  xe_gen12,     // TGL, RKL, ADL, DG1
+  xe_gen12_55,  // DG2, MTL
+  xe_mpec,      // MTL, LNL, BMG, PTL
+  xe2,          // LNL, BMG, PTL (graphics 20+)
 };
 
 struct format_desc {
@@ -309,6 +316,10 @@ struct format_desc {
   std::uint8_t counter_select;  // OACONTROL counter select
   int uapi_id;                  // drm_i915_oa_format, -1 when i915 has none
   report_layout layout;
+  // The Xe driver's rows only: IGT's 1-based intel_xe_oa_format_name
+  // (xe-perf DEVICE_INFO.oa_format; FACTS-xe section 2), 0 elsewhere.
+  int igt_id = 0;
+  bool verified = true;  // false where FACTS-xe marks the layout INFERRED or unknown
 
   constexpr std::uint16_t size() const noexcept { return layout.size; }
   constexpr bool on(intel::platform p) const noexcept {
@@ -329,6 +340,14 @@ struct format_desc {
         return p == platform::dg2 || p == platform::mtl;
       case family::mtl_oam:
         return p == platform::mtl;
+      case family::xe_gen12:
+        return g == intel::generation::gen12;
+      case family::xe_gen12_55:
+        return p == platform::dg2 || p == platform::mtl;
+      case family::xe_mpec:
+        return p == platform::mtl || g >= intel::generation::xe2;
+      case family::xe2:
+        return g >= intel::generation::xe2;
     }
     return false;
   }
@@ -397,6 +416,8 @@ inline std::string counter_name(const counter_slot& s) {
       return "GPU_TICKS";
     case bank::mpec:
       return "MPEC" + std::to_string(s.index);
+    case bank::pec:
+      return "PEC" + std::to_string(s.index);
     case bank::a:
       return "A" + std::to_string(s.index);
     case bank::b:
@@ -414,6 +435,7 @@ struct counter_banks {
   std::array<std::uint64_t, max_bc> b{};
   std::array<std::uint64_t, max_bc> c{};
   std::array<std::uint64_t, max_bc> mpec{};
+  std::array<std::uint64_t, max_pec> pec{};
 
   constexpr std::uint64_t& counter(bank k, std::size_t i) noexcept {
     switch (k) {
@@ -421,6 +443,8 @@ struct counter_banks {
         return gpu_ticks;
       case bank::mpec:
         return mpec[i];
+      case bank::pec:
+        return pec[i];
       case bank::a:
         return a[i];
       case bank::b:

@@ -12,6 +12,17 @@
 
 namespace hwpc::emu {
 
+// What a reader clears in a slot it copied, and what an unlanded slot
+// shows: RPT_ID (i915), or RPT_ID and TIME_STAMP (the Xe driver, which takes
+// a report as landed when either is non-zero; FACTS-xe section 4).
+inline void clear_landed_marks(const capture& cap, std::byte* report) {
+  const report_layout& l = cap.format->layout;
+  const bool header64 = l.ts_bits == 64;
+  for (std::size_t i = 0; i < (header64 ? 8u : 4u); ++i) report[i] = std::byte{0};
+  if (cap.kernel_driver != driver::xe) return;
+  for (std::size_t i = 0; i < l.ts_bits / 8u; ++i) report[l.ts_offset + i] = std::byte{0};
+}
+
 // Start values: random, or placed so each counter wraps inside an
 // interval the primary output contains.
 inline void oa_unit_sim::choose_starts(rng& r) {
@@ -96,7 +107,7 @@ inline void oa_unit_sim::pack_all() {
     if (src == read_item::npos) continue;
     const auto b = cap.report_bytes(src);
     std::copy(b.begin(), b.end(), dst);
-    if (!s.landed || s.rpt_cleared) store_le32(dst, 0);
+    if (!s.landed || s.rpt_cleared) clear_landed_marks(cap, dst);
   }
 }
 

@@ -40,11 +40,13 @@ class oa_unit_sim {
       return make_error(errc::unknown_format, 0,
                         "the emulator has no part of platform " + std::string(pi.name));
     }
-    cap.format = find_emu_format(cfg_.platform, cfg_.format);
+    cap.kernel_driver = driver_of(cfg_);
+    const bool xe = cap.kernel_driver == driver::xe;
+    cap.format = find_emu_format(cfg_.platform, cfg_.format, cap.kernel_driver);
     if (cap.format == nullptr) {
-      return make_error(
-          errc::unknown_format, 0,
-          "platform " + std::string(pi.name) + " has no report format '" + cfg_.format + "'");
+      return make_error(errc::unknown_format, 0,
+                        "platform " + std::string(pi.name) + " has no " +
+                            (xe ? "Xe driver" : "i915") + " report format '" + cfg_.format + "'");
     }
     if (cfg_.exponent > 24) {
       return make_error(errc::out_of_range, 0,
@@ -56,12 +58,21 @@ class oa_unit_sim {
     }
     const std::uint32_t rsize = cap.format->size();
     std::optional<unsigned> field = cfg_.buffer_size_field;
+    // The Xe driver rounds the ring down to whole reports (FACTS-xe section
+    // 5), so any buffer holding one report will do; i915 needs the report
+    // size to divide the buffer.
+    const auto fits = [&](unsigned f) {
+      const std::uint32_t b = oa_buffer_bytes(cap.gen, f);
+      return xe ? b >= rsize : b % rsize == 0;
+    };
     if (field) {
-      if (*field > 7 || oa_buffer_bytes(cap.gen, *field) % rsize != 0) {
+      if (*field > 7 || !fits(*field)) {
         return make_error(errc::inconsistent, 0,
                           "OA buffer size field " + std::to_string(*field) +
                               " does not hold whole " + std::to_string(rsize) + "-byte reports");
       }
+    } else if (xe) {
+      field = 0;
     } else {
       field = detail::default_size_field(cap.gen, rsize);
     }
@@ -74,10 +85,11 @@ class oa_unit_sim {
     regs_.program_control(cap.format->counter_select, cfg_.exponent, !cap.mi_rpc_mode,
                           cfg_.specific_context.has_value(), cfg_.specific_context.value_or(0));
     cap.buffer_bytes = regs_.buffer_bytes();
+    cap.ring_bytes = xe ? cap.buffer_bytes / rsize * rsize : cap.buffer_bytes;
     cap.period_ticks = timer_period_ticks(cap.gen, regs_.exponent());
     gen_ = cap.gen;
     rsize_ = rsize;
-    slots_.assign(cap.buffer_bytes / rsize, slot{});
+    slots_.assign(cap.ring_bytes / rsize, slot{});
     cap_ = &cap;
 
     rng master(cfg_.seed);
@@ -244,7 +256,7 @@ class oa_unit_sim {
       ++cap.stats.mi_rpc_reports;
       return;
     }
-    const std::uint32_t size = cap.buffer_bytes;
+    const std::uint32_t size = cap.ring_bytes;
     const std::uint32_t head = regs_.head() - base_;
     const std::uint32_t tail = regs_.tail() - base_;
     const std::uint32_t used = (tail + size - head) % size;
@@ -285,7 +297,7 @@ class oa_unit_sim {
       cap.read.push_back({read_item::kind::report_lost});
       regs_.set_report_lost(false);
     }
-    const std::uint32_t size = cap.buffer_bytes;
+    const std::uint32_t size = cap.ring_bytes;
     std::uint32_t head = regs_.head() - base_;
     const std::uint32_t tail = (regs_.tail() - base_) / rsize_ * rsize_;
     while (head != tail) {
@@ -314,7 +326,7 @@ class oa_unit_sim {
     rs.buffer_overflow = regs_.buffer_overflow();
     rs.report_lost = regs_.report_lost();
     if (cap.mi_rpc_mode) return;
-    const std::uint32_t size = cap.buffer_bytes;
+    const std::uint32_t size = cap.ring_bytes;
     const std::uint32_t head = rs.head - base_;
     const std::uint32_t tail = rs.tail - base_;
     if (tail_fault && head != tail) {

@@ -63,20 +63,21 @@ inline void put_text(std::vector<std::byte>& out, std::string_view s, std::size_
 }
 
 // A zero-RPT_ID slot as the reader found it: the stale bytes of the report
-// that was there before (RPT_ID cleared), or zeros for never-written memory.
+// that was there before (RPT_ID cleared, and TIME_STAMP on the Xe driver),
+// or zeros for never-written memory.
 inline void put_unlanded(std::vector<std::byte>& out, const capture& cap, std::size_t stale) {
   const std::size_t at = out.size();
   out.resize(at + cap.report_size(), std::byte{0});
   if (stale == read_item::npos) return;
   const auto b = cap.report_bytes(stale);
   std::copy(b.begin(), b.end(), out.begin() + static_cast<std::ptrdiff_t>(at));
-  store_le32(out.data() + at, 0);
+  clear_landed_marks(cap, out.data() + at);
 }
 
 // Public PCI device ids, one representative per platform.
-inline constexpr std::array<std::uint32_t, 20> device_ids{
-    0x0126, 0x0166, 0x0f31, 0x0416, 0x1616, 0x22b0, 0x1916, 0x5a84, 0x5916, 0x3184,
-    0x3e92, 0x5a52, 0x8a52, 0x4e71, 0x9a49, 0x4c8a, 0x4680, 0x4905, 0x56a0, 0x7d55};
+inline constexpr std::array<std::uint32_t, 23> device_ids{
+    0x0126, 0x0166, 0x0f31, 0x0416, 0x1616, 0x22b0, 0x1916, 0x5a84, 0x5916, 0x3184, 0x3e92, 0x5a52,
+    0x8a52, 0x4e71, 0x9a49, 0x4c8a, 0x4680, 0x4905, 0x56a0, 0x7d55, 0x64a0, 0xe20b, 0xb080};
 
 }  // namespace detail
 
@@ -119,6 +120,10 @@ inline result<std::vector<std::byte>> i915_stream(const capture& cap) {
     return make_error(errc::inconsistent, 0,
                       std::string(cap.format->name) +
                           " reports do not divide any OA buffer size: no i915 stream");
+  }
+  if (cap.kernel_driver != driver::i915) {
+    return make_error(errc::inconsistent, 0,
+                      "an Xe driver capture has no i915 stream (xe-stream or xe-recording)");
   }
   std::vector<std::byte> out;
   for (const auto& it : cap.read) {
@@ -273,11 +278,21 @@ inline result<std::vector<std::byte>> recording(const capture& cap,
   return out;
 }
 
-// The bytes of an output kind (raw, i915-stream, recording, mi-rpc; the ring
-// is cap.ring.bytes).
+// The Xe driver's outputs (xe_outputs.hpp, included at the end).
+inline result<std::vector<std::byte>> xe_stream_bytes(const capture& cap);
+inline result<std::vector<std::byte>> xe_recording(const capture& cap,
+                                                   const recording_identity& id);
+
+// The bytes of an output kind (raw, i915-stream, recording, xe-stream,
+// xe-recording, mi-rpc; the ring is cap.ring.bytes). An Xe stream's losses
+// are out of band: xe_stream_of() gives them.
 inline result<std::vector<std::byte>> output_bytes(const capture& cap, output_kind k,
                                                    const recording_identity& id = {}) {
   switch (k) {
+    case output_kind::xe_stream:
+      return xe_stream_bytes(cap);
+    case output_kind::xe_recording:
+      return xe_recording(cap, id);
     case output_kind::raw:
       return raw_file(cap);
     case output_kind::i915_stream:
@@ -293,3 +308,6 @@ inline result<std::vector<std::byte>> output_bytes(const capture& cap, output_ki
 }
 
 }  // namespace hwpc::emu
+
+// The Xe stream and xe-perf recording writers.
+#include "hwpc/emu/xe_outputs.hpp"

@@ -41,6 +41,11 @@ struct sku {
   // Hardware threads per EU (the metric files' $EuThreadsCount). The model
   // keeps loaded-thread counts within one per EU per clock, below any of them.
   std::uint8_t threads_per_eu = 7;
+  // EU-mask bits per vector engine the counters count over. The Xe driver
+  // reports Xe2/Xe3 topology in legacy EUs, two per XVE (Mesa halves the
+  // count; FACTS-xe section 5): the masks say 16 per Xe-core, the counter
+  // model works on the 8 XVEs. 1 elsewhere.
+  std::uint8_t mask_eus_per_xve = 1;
 
   constexpr bool subslice_present(unsigned s, unsigned ss) const noexcept {
     const unsigned bit = s * max_subslices + ss;
@@ -77,6 +82,9 @@ struct sku {
     }
     return n;
   }
+  // The vector engines the counters observe (eus() unless the masks count
+  // legacy EUs).
+  constexpr unsigned model_eus() const noexcept { return eus() / mask_eus_per_xve; }
   // EUs in the present subslices [first, first + n) of the global order,
   // for workloads split into groups (Gen12's four EU counter groups).
   constexpr unsigned eus_in_group(unsigned group, unsigned groups) const noexcept {
@@ -100,7 +108,7 @@ inline constexpr std::uint64_t all_subslices(unsigned slices, unsigned per_slice
 }
 
 // One row per intel::platform, in enum order.
-inline constexpr std::array<sku, 20> sku_table{{
+inline constexpr std::array<sku, 23> sku_table{{
     {intel::platform::snb,
      "Sandy Bridge GT2 (HD 3000, 12 EUs)",
      1,
@@ -271,10 +279,47 @@ inline constexpr std::array<sku, 20> sku_table{{
      300,
      2250,
      8},
+    // Xe2/Xe3 (Xe driver): one slice, the DSS (Xe-core) mask, 16 legacy EUs
+    // per Xe-core in the masks (8 XVEs). Part counts are the parts' public
+    // specifications; how many DSS positions the hwconfig reports and which
+    // are fused off are INFERRED (docs/emulator.md "Platforms").
+    {intel::platform::lnl,
+     "Lunar Lake (Arc 140V, 8 Xe2-cores, 64 XVEs)",
+     1,
+     8,
+     16,
+     all_subslices(1, 8),
+     {},
+     400,
+     2050,
+     8,
+     2},
+    {intel::platform::bmg,
+     "Battlemage G21 (Arc B580, 20 Xe2-cores, 160 XVEs)",
+     1,
+     32,
+     16,
+     all_subslices(1, 20),
+     {},
+     400,
+     2670,
+     8,
+     2},
+    {intel::platform::ptl,
+     "Panther Lake (Arc B390, 12 Xe3-cores, 96 XVEs)",
+     1,
+     16,
+     16,
+     all_subslices(1, 12),
+     {},
+     400,
+     2500,
+     8,
+     2},
 }};
 
-// The emulator models the i915-era platforms; the Xe driver's (appended after
-// them in intel::platform) have no part here yet.
+// Every platform of intel::platform has a part (kept as a check for callers
+// that take a platform from outside).
 inline constexpr bool has_sku(intel::platform p) noexcept {
   return static_cast<std::size_t>(p) < sku_table.size();
 }

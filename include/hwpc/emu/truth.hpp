@@ -21,11 +21,13 @@
 namespace hwpc::emu {
 
 enum class output_kind : std::uint8_t {
-  raw,          // what the consumer copied out of the ring, back to back (or the MI_RPC buffer)
-  i915_stream,  // i915 perf read() records
-  recording,    // IGT recording: header records, then the stream
-  ring,         // the OA buffer snapshot between head and tail
-  mi_rpc,       // the MI_REPORT_PERF_COUNT buffer
+  raw,           // what the consumer copied out of the ring, back to back (or the MI_RPC buffer)
+  i915_stream,   // i915 perf read() records
+  recording,     // IGT recording: header records, then the stream
+  ring,          // the OA buffer snapshot between head and tail
+  mi_rpc,        // the MI_REPORT_PERF_COUNT buffer
+  xe_stream,     // Xe OA read() data: reports back to back, losses out of band
+  xe_recording,  // IGT xe-perf-recorder file: header records, then SAMPLE / loss records
 };
 
 struct truth_row {
@@ -57,6 +59,8 @@ inline result<std::vector<std::size_t>> report_sequence(const capture& cap, outp
       return seq;
     case output_kind::i915_stream:
     case output_kind::recording:
+    case output_kind::xe_stream:
+    case output_kind::xe_recording:
       if (cap.mi_rpc_mode) {
         return make_error(errc::inconsistent, 0,
                           std::string(cap.format->name) +
@@ -132,7 +136,14 @@ inline truth_table truth_of_sequence(const capture& cap, const std::vector<std::
 inline result<truth_table> truth_for(const capture& cap, output_kind k) {
   auto seq = report_sequence(cap, k);
   if (!seq) return seq.error_value();
-  if (k != output_kind::i915_stream && k != output_kind::recording) {
+  const bool xe_kind = k == output_kind::xe_stream || k == output_kind::xe_recording;
+  if (xe_kind != (cap.kernel_driver == driver::xe) &&
+      (xe_kind || k == output_kind::i915_stream || k == output_kind::recording)) {
+    return make_error(errc::inconsistent, 0,
+                      xe_kind ? "an i915 capture has no Xe stream or recording"
+                              : "an Xe driver capture has no i915 stream or recording");
+  }
+  if (k != output_kind::i915_stream && k != output_kind::recording && !xe_kind) {
     return truth_of_sequence(cap, *seq);
   }
   std::vector<bool> breaks;
@@ -145,7 +156,8 @@ inline result<truth_table> truth_for(const capture& cap, output_kind k) {
       pending = false;
     }
   }
-  return truth_of_sequence(cap, *seq, breaks, k == output_kind::recording);
+  return truth_of_sequence(cap, *seq, breaks,
+                           k == output_kind::recording || k == output_kind::xe_recording);
 }
 
 // "report,timestamp,<counter names...>" then one line per interval.

@@ -1,0 +1,204 @@
+// decode(emulate(config)) == truth for the Xe driver: every format of the
+// Xe driver's table (emu/xe_layouts.hpp, packed from FACTS-xe) on every
+// platform that enables it, decoded with the library's table
+// (intel/formats_xe.hpp) from every Xe output kind (raw reports, the Xe OA
+// stream with its out-of-band losses, the xe-perf recording), under every
+// fault mix.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hwpc/emu.hpp"
+#include "hwpc/intel.hpp"
+#include "hwpc/intel/capture.hpp"
+#include "hwpc/intel/formats_xe.hpp"
+#include "hwpc/intel/xe_stream.hpp"
+
+namespace {
+
+namespace emu = hwpc::emu;
+namespace intel = hwpc::intel;
+
+struct decoded_row {
+  std::size_t report = 0;
+  std::uint64_t timestamp = 0;
+  std::vector<std::uint64_t> deltas;
+};
+
+template <class Source>
+std::vector<decoded_row> via_capture(const Source& src, intel::generation gen) {
+  std::vector<decoded_row> out;
+  intel::for_each_delta(
+      src, gen,
+      [&](const intel::capture_interval& iv) {
+        out.push_back({iv.report, iv.timestamp, {iv.deltas.begin(), iv.deltas.end()}});
+      },
+      [](const intel::capture_discontinuity&) {});
+  return out;
+}
+
+bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format& xf,
+            std::vector<decoded_row>& out, std::string& why) {
+  const intel::generation gen = cap.gen;
+  if (k == emu::output_kind::xe_stream) {
+    auto st = emu::xe_stream_of(cap);
+    if (!st) {
+      why = st.error_value().describe();
+      return false;
+    }
+    std::vector<intel::xe_stream_loss> losses;
+    for (const auto& l : st->losses) losses.push_back({l.offset, l.oa_status});
+    auto s =
+        intel::xe_stream::make(hwpc::byte_span(st->bytes.data(), st->bytes.size()), xf, losses);
+    if (!s) {
+      why = s.error_value().describe();
+      return false;
+    }
+    out = via_capture(*s, gen);
+    return true;
+  }
+  const auto bytes = emu::output_bytes(cap, k);
+  if (!bytes) {
+    why = bytes.error_value().describe();
+    return false;
+  }
+  const hwpc::byte_span bs(bytes->data(), bytes->size());
+  if (bs.empty()) return true;
+  auto buf = intel::report_buffer::make(bs, xf.layout);
+  if (!buf) {
+    why = buf.error_value().describe();
+    return false;
+  }
+  intel::for_each_interval(*buf, gen, [&](const intel::interval& iv) {
+    out.push_back({iv.report, iv.timestamp, {iv.deltas.begin(), iv.deltas.end()}});
+  });
+  return true;
+}
+
+const char* kind_name(emu::output_kind k) {
+  return k == emu::output_kind::raw ? "raw" : k == emu::output_kind::xe_stream ? "xe-stream" : "?";
+}
+
+TEST(EmuXeCrosscheck, EveryXeFormatEveryFaultEveryOutput) {
+  std::size_t checked = 0;
+  std::size_t failures = 0;
+  std::size_t with_losses = 0;
+  for (const auto& pi : intel::platform_table) {
+    for (const auto& ef : emu::emu_xe_formats) {
+      if (!ef.on(pi.id)) continue;
+      const intel::xe_format* xf = intel::find_xe_format(pi.id, ef.name);
+      ASSERT_NE(xf, nullptr) << pi.name << " " << ef.name;
+      EXPECT_EQ(xf->igt_id, ef.igt_id) << ef.name;
+      EXPECT_EQ(xf->verified, ef.verified) << ef.name;
+      EXPECT_EQ(xf->layout.size, ef.size()) << ef.name;
+      for (unsigned seed = 0; seed < 2; ++seed) {
+        for (unsigned faults = 0; faults < 32; ++faults) {
+          // Overflow runs alone and with every other fault, once per format.
+          if ((faults & 8) != 0 &&
+              ((faults != 8 && faults != 31) || seed != (static_cast<unsigned>(pi.id) & 1))) {
+            continue;
+          }
+          if ((faults & 8) == 0 && faults % 3 != seed) continue;  // a third of the rest
+          emu::config c;
+          c.platform = pi.id;
+          c.format = std::string(ef.name);
+          c.kernel_driver = emu::driver::xe;
+          c.seed = 1000 * seed + faults + 7 * static_cast<unsigned>(pi.id);
+          c.reports = 24 + 8 * seed;
+          c.exponent = 4 + (faults + seed) % 7;
+          c.faults = {(faults & 1) != 0, (faults & 2) != 0, (faults & 4) != 0, (faults & 8) != 0,
+                      (faults & 16) != 0};
+          c.overrun_disable = seed == 1;
+          auto cap = emu::emulate(c);
+          ASSERT_TRUE(cap.has_value()) << cap.error_value().describe();
+          ASSERT_EQ(cap->kernel_driver, emu::driver::xe);
+          for (auto k : {emu::output_kind::raw, emu::output_kind::xe_stream}) {
+            auto truth = emu::truth_for(*cap, k);
+            ASSERT_TRUE(truth.has_value()) << truth.error_value().describe();
+            ASSERT_TRUE(truth->representable);
+            if (k == emu::output_kind::xe_stream && !emu::xe_stream_of(*cap)->losses.empty()) {
+              ++with_losses;
+            }
+            std::vector<decoded_row> got;
+            std::string why;
+            const bool ok = decode(*cap, k, *xf, got, why);
+            ++checked;
+            bool same = ok && got.size() == truth->rows.size();
+            for (std::size_t i = 0; same && i < got.size(); ++i) {
+              same = got[i].timestamp == truth->rows[i].timestamp &&
+                     got[i].deltas == truth->rows[i].deltas &&
+                     got[i].report == truth->rows[i].report;
+            }
+            if (!same && ++failures <= 10) {
+              ADD_FAILURE() << pi.name << " " << ef.name << " " << kind_name(k)
+                            << " seed=" << c.seed << " faults=" << emu::to_string(c.faults)
+                            << " exp=" << c.exponent << " " << why << " rows " << got.size()
+                            << " vs truth " << truth->rows.size();
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0u);
+  EXPECT_GT(checked, 1000u);
+  EXPECT_GT(with_losses, 50u);
+}
+
+// Xe2 rounds the ring down to whole reports: 576-byte reports in a 128 KiB
+// buffer go round in 227 slots (130752 bytes), and an overflow run wraps.
+TEST(EmuXeCrosscheck, RingRoundedDownToWholeReports) {
+  emu::config c;
+  c.platform = intel::platform::bmg;
+  c.format = "PEC64u64";
+  c.faults = emu::parse_faults("overflow").value();
+  auto cap = emu::emulate(c).value();
+  EXPECT_EQ(cap.buffer_bytes, 128u * 1024u);
+  EXPECT_EQ(cap.ring_bytes, 227u * 576u);
+  EXPECT_GT(cap.stats.ring_reports, 227u);
+}
+
+// Unlanded slots of a raw Xe dump have RPT_ID and TIME_STAMP zero (the Xe
+// driver clears both), the rest of the stale report kept.
+TEST(EmuXeCrosscheck, UnlandedSlotsClearIdAndTimestamp) {
+  emu::config c;
+  c.platform = intel::platform::lnl;
+  c.format = "PEC64u64";
+  c.faults = emu::parse_faults("tail-ahead").value();
+  c.reports = 100;
+  auto cap = emu::emulate(c).value();
+  ASSERT_GT(cap.stats.unlanded_reads, 0u);
+  const auto raw = emu::raw_file(cap);
+  std::size_t unlanded = 0;
+  for (std::size_t at = 0; at < raw.size(); at += 576) {
+    if (hwpc::load_le64(raw.data() + at) != 0) continue;
+    ++unlanded;
+    EXPECT_EQ(hwpc::load_le64(raw.data() + at + 8), 0u) << "TIME_STAMP of slot at " << at;
+  }
+  EXPECT_EQ(unlanded, cap.stats.unlanded_reads);
+}
+
+// The Xe driver's names only: no i915 names on lnl, no i915 outputs.
+TEST(EmuXeCrosscheck, DriverChoosesNamesAndOutputs) {
+  using emu::driver;
+  EXPECT_NE(emu::find_emu_format(intel::platform::lnl, "PEC64u64", driver::xe), nullptr);
+  EXPECT_EQ(emu::find_emu_format(intel::platform::lnl, "PEC64u64", driver::i915), nullptr);
+  EXPECT_EQ(emu::find_emu_format(intel::platform::tgl, "A36_B8_C8", driver::xe), nullptr);
+  EXPECT_NE(emu::find_emu_format(intel::platform::tgl, "A32u40_A4u32_B8_C8", driver::xe), nullptr);
+  EXPECT_EQ(emu::find_emu_format(intel::platform::bmg, "OAC_A24u64_B8_C8", driver::xe), nullptr);
+  emu::config c;
+  c.platform = intel::platform::lnl;
+  c.format = "MPEC8u32_B8_C8";
+  auto cap = emu::emulate(c).value();
+  EXPECT_EQ(cap.kernel_driver, driver::xe);
+  EXPECT_FALSE(emu::i915_stream(cap).has_value());
+  EXPECT_FALSE(emu::truth_for(cap, emu::output_kind::recording).has_value());
+  c.platform = intel::platform::tgl;
+  c.format = "A36_B8_C8";
+  auto i915 = emu::emulate(c).value();
+  EXPECT_FALSE(emu::xe_stream_of(i915).has_value());
+}
+
+}  // namespace
