@@ -6,11 +6,15 @@
 // its own code from ../shared/docs/FACTS-xe.md section 3 (64-bit header:
 // RPT_ID u64 at 0, TIME_STAMP u64 at 8, CTX_ID u32 at 16, GPU_TICKS u64 at
 // 24; PEC n u64 at 32 + 8n; MPEC n u32 at 32 + 4n, B n at 64 + 4n, C n at
-// 96 + 4n), with every bounded metric checked against its max_equation.
+// 96 + 4n), with every bounded metric checked against its max_equation;
+// then `hwpc decode --metrics --set` on an emulated Xe OA stream of each
+// set's platform and report format, with and without the unit counts, and
+// the Xe driver's platform names on the command line.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -24,6 +28,7 @@
 
 #include "capture_test_util.hpp"
 #include "hwpc/core/row.hpp"
+#include "hwpc/emu/sku.hpp"
 #include "hwpc/expr/symbols.hpp"
 #include "hwpc/intel/decode.hpp"
 #include "hwpc/intel/formats_xe.hpp"
@@ -34,6 +39,7 @@
 #include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/metrics/metric_set.hpp"
 #include "hwpc/metrics/report_type.hpp"
+#include "tool_runner.hpp"
 #ifdef HWPC_HAVE_PUGIXML
 #include "hwpc/metrics/xml_loader.hpp"
 #endif
@@ -47,6 +53,7 @@ namespace {
 namespace hm = hwpc::metrics;
 namespace hi = hwpc::intel;
 using hwpc::expr::value;
+using hwpc::testing::run_tool;
 
 // ---------------------------------------------------------------------------
 // The test's own report packing (FACTS-xe §3.1, §3.3, §3.2 for MPEC8u32).
@@ -383,6 +390,16 @@ TEST(MetricsXe, XeDriverPlatformNames) {
   EXPECT_FALSE(hi::platform_from_name("ACM").has_value());
 }
 
+class MetricsXeTool : public hwpc::testing::tool_test {};
+
+// The Xe driver's platform names on the command line.
+TEST_F(MetricsXeTool, PlatformAcceptsXeDriverNames) {
+  auto acm = run_tool("formats --platform acmgt2");
+  ASSERT_EQ(acm.status, 0) << acm.out;
+  EXPECT_EQ(acm.out, run_tool("formats --platform dg2").out);
+  EXPECT_EQ(run_tool("formats --platform wcl").out, run_tool("formats --platform ptl").out);
+}
+
 #ifdef HWPC_HAVE_PUGIXML
 
 const std::filesystem::path xe_dir =
@@ -650,6 +667,198 @@ TEST(MetricsXeCorpus, EverySetWithinItsMaxOnPackedReports) {
   EXPECT_EQ(sets, 28u);
   EXPECT_EQ(bounded, 28u) << "AvgGpuCoreFrequency of each set";
   EXPECT_GT(rounding, 0u) << "the runs at the maximum clock reach the documented truncation";
+}
+
+// ---------------------------------------------------------------------------
+// `hwpc decode --metrics FILE --set SYMBOL` on emulated captures: every set
+// of both files on an Xe OA stream of its platform's emulated part
+// (`hwpc emulate --output-kind xe-stream`, in the set's report format).
+
+// An xe-stream carries no topology: the emulated part's, as --device-var
+// arguments. VectorEngineTotalCount is the part's vector engines (XVEs), the
+// count a kernel with the SIMD16 topology query reports (docs/expressions.md).
+std::string part_arguments(hi::platform p, bool units) {
+  const hwpc::emu::sku& s = hwpc::emu::sku_of(p);
+  const unsigned xecores = static_cast<unsigned>(std::popcount(s.subslice_mask));
+  std::string a = " --device-var XeCoreTotalCount=" + std::to_string(xecores) +
+                  " --device-var SliceTotalCount=1" +
+                  " --device-var VectorEngineTotalCount=" + std::to_string(s.model_eus()) +
+                  " --device-var EuCoresTotalCount=" + std::to_string(s.model_eus()) +
+                  " --device-var GpuMaxFrequency=" + std::to_string(s.max_mhz * 1'000'000ull);
+  for (unsigned x = 0; x < s.max_slices * s.max_subslices && x < 64; ++x) {
+    a += " --device-var GtXeCore" + std::to_string(x) + "=" +
+         std::to_string((s.subslice_mask >> x) & 1);
+  }
+  if (units) {
+    for (const auto& n : unit_variables) a += " --device-var " + n + "=2";
+  }
+  return a;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  return hwpc::testing::split(line.substr(0, line.find_last_not_of("\r\n") + 1));
+}
+
+TEST_F(MetricsXeTool, EverySetRunsOnAnEmulatedStreamWithinItsMax) {
+  if (!std::filesystem::exists(xe_dir)) GTEST_SKIP() << "../shared is absent: " << xe_dir;
+  std::size_t sets = 0, rows = 0, bounded_rows = 0, rounding = 0, shown_total = 0;
+  std::size_t dropped_without_units = 0;
+  int seed = 1;
+  for (const auto& [stem, p] :
+       {std::pair{"oa-lnl", hi::platform::lnl}, std::pair{"oa-bmg", hi::platform::bmg}}) {
+    const std::string xml = (xe_dir / (std::string(stem) + ".xml")).string();
+    auto loaded = hm::load_xml_file(xml);
+    ASSERT_TRUE(loaded);
+    const std::string plat(hi::name_of(p));
+    const hwpc::emu::sku& part = hwpc::emu::sku_of(p);
+    for (const auto& set : *loaded) {
+      const std::string format(hm::format_name_of(set.oa_format));
+      ASSERT_FALSE(format.empty()) << set.symbol_name;
+      const std::string stream = (dir_ / (plat + "-" + set.symbol_name + ".xs")).string();
+      auto e = run_tool("emulate --platform " + plat + " --format " + format +
+                        " --output-kind xe-stream --reports 40 --exponent 9 --seed " +
+                        std::to_string(seed++) + " --out " + stream);
+      ASSERT_EQ(e.status, 0) << e.out;
+      const std::string decode = "decode " + stream + " --input-kind xe-stream --platform " + plat +
+                                 " --format " + format + " --metrics " + xml + " --set " +
+                                 set.symbol_name;
+      // With every device variable: no metric dropped, one column per
+      // metric available on the part, AvgGpuCoreFrequency within its max.
+      auto r = run_tool(decode + part_arguments(p, true), true);
+      ASSERT_EQ(r.status, 0) << set.symbol_name << ": " << r.out.substr(0, 400);
+      auto all = run_tool(decode + part_arguments(p, true) + " --summary");
+      EXPECT_EQ(all.out.find("dropped"), std::string::npos) << set.symbol_name << all.out;
+      ++sets;
+      std::vector<std::string> lines;
+      for (std::size_t at = 0; at < r.out.size();) {
+        const std::size_t nl = r.out.find('\n', at);
+        lines.push_back(r.out.substr(at, nl - at));
+        at = nl == std::string::npos ? r.out.size() : nl + 1;
+      }
+      ASSERT_GT(lines.size(), 30u) << set.symbol_name;
+      const auto header = split_csv(lines[0]);
+      const auto first = std::find(header.begin(), header.end(), "ctx_id");
+      const auto last = std::find(header.begin(), header.end(), "lost");
+      ASSERT_TRUE(first != header.end() && last != header.end());
+      // The metrics the library finds available on this part.
+      hm::device_values dv;
+      for (const auto& n : unit_variables) dv[n] = value::u(2);
+      {
+        hm::intel_device d = hm::device_of(p);
+        d.slice_mask = 1;
+        d.subslice_mask = part.subslice_mask;
+        d.subslice_stride = part.max_subslices;
+        d.eu_count = part.model_eus();
+        d.gt_max_frequency_hz = part.max_mhz * 1'000'000ull;
+        for (const auto& [k, v] : hm::to_device_values(d)) dv[k] = v;
+      }
+      auto c = hm::compile(set, hm::options_for(dv));
+      ASSERT_TRUE(c);
+      auto b = c->bind(dv);
+      ASSERT_TRUE(b) << b.error_value().describe();
+      std::size_t available = 0;
+      for (std::size_t i = 0; i < b->size(); ++i) available += b->available(i) ? 1 : 0;
+      const auto shown = static_cast<std::size_t>(last - first - 1);
+      EXPECT_EQ(shown, available) << stem << " " << set.symbol_name;
+      shown_total += shown;
+      const auto col = [&](const char* n) {
+        return static_cast<std::size_t>(std::find(header.begin(), header.end(), n) -
+                                        header.begin());
+      };
+      const std::size_t freq = col("AvgGpuCoreFrequency"), ns = col("GpuTime");
+      ASSERT_LT(freq, header.size()) << set.symbol_name;
+      const double max = static_cast<double>(part.max_mhz) * 1e6;
+      for (std::size_t k = 1; k < lines.size(); ++k) {
+        const auto f = split_csv(lines[k]);
+        if (f.size() != header.size() || f[freq].empty()) continue;
+        ++rows;
+        const double x = std::stod(f[freq]);
+        const double t = std::stod(f[ns]);
+        ++bounded_rows;
+        if (x <= max) continue;
+        // One truncated nanosecond (test_emu_bounds.cpp, docs/emulator.md).
+        if (t > 1.0 && x <= (max * t + 1e9) / (t - 1.0) + 1.0) {
+          ++rounding;
+          continue;
+        }
+        ADD_FAILURE() << stem << " " << set.symbol_name << " row " << k << ": AvgGpuCoreFrequency "
+                      << x << " > " << max;
+      }
+      // With what the stream and the part's topology tell (no unit counts),
+      // exactly the metrics reading a unit count are dropped, each named on
+      // stderr, and the set still runs.
+      auto some = run_tool(decode + part_arguments(p, false) + " --summary");
+      ASSERT_EQ(some.status, 0) << some.out.substr(0, 400);
+      std::set<std::string> named;
+      const std::string tag = "hwpc decode: --metrics: metric ";
+      for (std::size_t at = some.out.find(tag); at != std::string::npos;
+           at = some.out.find(tag, at + 1)) {
+        const std::size_t b0 = at + tag.size();
+        named.insert(some.out.substr(b0, some.out.find(' ', b0) - b0));
+      }
+      EXPECT_EQ(named, expected_drops(set)) << stem << " " << set.symbol_name;
+      dropped_without_units += named.size();
+    }
+  }
+  std::printf(
+      "[ xe2 tool ] %zu sets run on emulated xe-streams, %zu metric columns, %zu rows, "
+      "%zu AvgGpuCoreFrequency/GpuMaxFrequency checks (%zu past by truncation only), "
+      "%zu metrics dropped without unit counts\n",
+      sets, shown_total, rows, bounded_rows, rounding, dropped_without_units);
+  EXPECT_EQ(sets, 28u);
+  EXPECT_GT(bounded_rows, 28u * 30);
+}
+
+// A recognised device variable with no value (GpuMinFrequency of a raw
+// file) fails only the metric that reads it: named on stderr with its
+// column, the other metrics shown.
+TEST_F(MetricsXeTool, VariableWithNoValueDropsOnlyItsMetric) {
+  const std::string xml = (dir_ / "min.xml").string();
+  {
+    std::FILE* f = std::fopen(xml.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(R"(<?xml version="1.0"?>
+<metrics>
+  <set name="T" symbol_name="T" chipset="LNL" oa_format="576B_PEC64LL" hw_config_guid="x">
+    <counter name="Clocks" symbol_name="Clocks" data_type="uint64" equation="GPU_CLOCK 0 READ"/>
+    <counter name="AboveMin" symbol_name="AboveMin" data_type="uint64"
+             equation="GPU_CLOCK 0 READ $GpuMinFrequency USUB"/>
+    <counter name="Pec1" symbol_name="Pec1" data_type="uint64" equation="PEC 1 READ"
+             max_equation="$GpuMaxFrequency"/>
+  </set>
+</metrics>
+)",
+               f);
+    std::fclose(f);
+  }
+  const std::string raw = (dir_ / "lnl.raw").string();
+  auto e = run_tool(
+      "emulate --platform lnl --format PEC64u64 --output-kind raw --reports 8 --out " + raw);
+  ASSERT_EQ(e.status, 0) << e.out;
+  auto r = run_tool("decode " + raw + " --platform lnl --format PEC64u64 --metrics " + xml +
+                    " --set T --summary");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("hwpc decode: --metrics: metric AboveMin dropped: unknown name at column "
+                       "18: set T, metric AboveMin, equation: '$GpuMinFrequency': a device "
+                       "variable with no value"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("--device-var NAME=VALUE gives a device variable a value"),
+            std::string::npos);
+  EXPECT_EQ(r.out.find("metric Pec1 dropped"), std::string::npos) << "only its maximum is unknown";
+  const auto stdout_only = run_tool(
+      "decode " + raw + " --platform lnl --format PEC64u64 --metrics " + xml + " --set T --summary",
+      true);
+  const auto header = split_csv(stdout_only.out.substr(0, stdout_only.out.find('\n')));
+  EXPECT_NE(std::find(header.begin(), header.end(), "Clocks"), header.end());
+  EXPECT_NE(std::find(header.begin(), header.end(), "Pec1"), header.end());
+  EXPECT_EQ(std::find(header.begin(), header.end(), "AboveMin"), header.end());
+  // Given a value, the metric is back.
+  auto given = run_tool("decode " + raw + " --platform lnl --format PEC64u64 --metrics " + xml +
+                        " --set T --summary --device-var GpuMinFrequency=400000000");
+  ASSERT_EQ(given.status, 0);
+  EXPECT_EQ(given.out.find("dropped"), std::string::npos) << given.out;
+  EXPECT_NE(given.out.find("AboveMin"), std::string::npos);
 }
 
 #else
