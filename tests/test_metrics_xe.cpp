@@ -88,13 +88,6 @@ void append_pec64u64(std::vector<std::byte>& out, const xe_report& r) {
   out.insert(out.end(), b.begin(), b.end());
 }
 
-void append_mpec8u32(std::vector<std::byte>& out, const xe_report& r) {
-  std::vector<std::byte> b(128);
-  pack_header(b, r);
-  for (std::size_t i = 0; i < 24; ++i) put32(b, 32 + 4 * i, r.counters[i]);
-  out.insert(out.end(), b.begin(), b.end());
-}
-
 hm::metric_set hand_set(std::vector<std::vector<std::string>> ms) {
   hm::metric_set s;
   s.symbol_name = "Hand";
@@ -401,6 +394,14 @@ TEST_F(MetricsXeTool, PlatformAcceptsXeDriverNames) {
 }
 
 #ifdef HWPC_HAVE_PUGIXML
+
+// MPEC8u32_B8_C8 (FACTS-xe §3.2): the media sets' reports.
+void append_mpec8u32(std::vector<std::byte>& out, const xe_report& r) {
+  std::vector<std::byte> b(128);
+  pack_header(b, r);
+  for (std::size_t i = 0; i < 24; ++i) put32(b, 32 + 4 * i, r.counters[i]);
+  out.insert(out.end(), b.begin(), b.end());
+}
 
 const std::filesystem::path xe_dir =
     std::filesystem::path(HWPC_SHARED_DIR) / "data" / "intel-metrics-xe";
