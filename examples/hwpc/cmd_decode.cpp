@@ -28,6 +28,7 @@
 #include "hwpc/intel/i915_stream.hpp"
 #include "hwpc/intel/recording.hpp"
 #include "hwpc/intel/rows.hpp"
+#include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/intel/xe_stream.hpp"
 #include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/output/chrome_json.hpp"
@@ -48,7 +49,7 @@ const command_spec decode_spec{
     "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|xe-stream|recording] "
     "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE] "
     "[--output csv|json|perfetto|chrome-json] [--summary] [--context ID] [--threads N] "
-    "[--metrics FILE.xml --set SYMBOL [--device-var NAME=VALUE]...]",
+    "[--metrics FILE.xml [--set SYMBOL] [--device-var NAME=VALUE]...]",
     "Decodes an OA capture. Each row is one interval: `report` is the 0-based index of the\n"
     "later report among all the input's reports (the same in a raw file, a stream and a\n"
     "recording, and in `hwpc emulate --truth`), `offset` the byte offset of its record in\n"
@@ -56,14 +57,17 @@ const command_spec decode_spec{
     "(GPU_TICKS, A0.., B0.., C0..) holding the delta over the interval, then `reason`\n"
     "(RPT_ID report reasons) and `ctx_id` (the earlier report's CTX_ID: the context the\n"
     "interval ran in; empty/null when its context-valid bit is clear). Reports with a zero\n"
-    "RPT_ID were never written and are skipped. Streams and recordings add a `lost` column:\n"
+    "RPT_ID were never written and are skipped (the Xe driver's formats: RPT_ID and\n"
+    "TIMESTAMP both zero). Streams and recordings add a `lost` column:\n"
     "a report-lost or buffer-lost record is a row with lost=1, its kind as the reason and\n"
     "empty deltas, and the next report starts afresh (no delta spans a loss). Whenever a\n"
     "record was skipped or lost, stderr (and a last `accounting` object in JSON) says where\n"
     "every record went.\n"
     "A file that starts with a recording VERSION record is read as a recording without\n"
-    "--input-kind; its DEVICE_INFO gives platform and format (--platform is used when the\n"
-    "device id is unknown). --context keeps the intervals that ran in context ID (Gen8+:\n"
+    "--input-kind: type 65536 an i915-perf-recorder file, type 4 an xe-perf-recorder file\n"
+    "(Xe driver). Its DEVICE_INFO gives platform and format (--platform is used when the\n"
+    "device id is unknown) and the metric set, which --metrics FILE.xml without --set\n"
+    "computes. --context keeps the intervals that ran in context ID (Gen8+:\n"
     "the CTX_ID of the earlier report, when its context-valid bit is set).\n"
     "--output perfetto writes a native Perfetto trace (protobuf; redirect stdout to a\n"
     "file.pftrace): counter tracks with units under `raw counters` and the metric set,\n"
@@ -103,7 +107,8 @@ const command_spec decode_spec{
      {"threads", "N", "threads for --summary of raw input (default: every core)"},
      {"metrics", "FILE.xml",
       "Intel metric XML file (e.g. ../shared/data/intel-metrics/oa-hsw.xml)"},
-     {"set", "SYMBOL", "metric set of --metrics to compute (e.g. RenderBasic)"},
+     {"set", "SYMBOL",
+      "metric set of --metrics to compute (e.g. RenderBasic; a recording names its own)"},
      {"device-var", "NAME=VALUE", "a device variable for the formulas (e.g. EuCoresTotalCount=24)",
       true}},
     0,
@@ -187,6 +192,24 @@ accounting drive(const Source& src, const capture_info& c, metrics::row_metrics*
   return acc;
 }
 
+// The device variables' inputs an xe-perf recording carries (its
+// DEVICE_INFO and one-slice DSS topology), in the metrics layer's terms.
+metrics::intel_device device_of_xe(const intel::xe_recording& rec) {
+  metrics::intel_device d = metrics::device_of(rec.device_platform());
+  const intel::xe_device_variables v = rec.device_variables();
+  d.timestamp_frequency_hz = v.timestamp_frequency_hz;
+  d.gt_min_frequency_hz = v.gt_min_frequency_hz;
+  d.gt_max_frequency_hz = v.gt_max_frequency_hz;
+  d.revision = v.revision;
+  if (v.has_topology) {
+    d.slice_mask = v.slice_mask;
+    d.subslice_mask = v.dss_mask;
+    d.subslice_stride = v.dss_stride;
+    d.eu_count = v.eu_count;
+  }
+  return d;
+}
+
 std::optional<std::uint32_t> parse_u32(const std::string& s) {
   std::uint32_t v = 0;
   int base = 10;
@@ -253,8 +276,8 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
   if (!a.positional.empty()) o.file = a.positional[0];
   o.metrics_file = a.get("metrics");
   if (auto set = a.get("set")) o.metric_set = *set;
-  if (o.metrics_file.has_value() != !o.metric_set.empty()) {
-    fail("decode", "--metrics and --set go together (--metrics FILE.xml --set SYMBOL)", exit_usage);
+  if (!o.metrics_file && !o.metric_set.empty()) {
+    fail("decode", "--set needs --metrics FILE.xml", exit_usage);
     return std::nullopt;
   }
   for (const auto& dv : a.all("device-var")) {
@@ -379,10 +402,34 @@ int cmd_decode(const std::vector<std::string>& args) {
   };
 
   c.kind = opt->kind ? *opt->kind
-                     : (intel::recording::looks_like_recording(bytes) ? input_kind::recording
-                                                                      : input_kind::raw);
+                     : (intel::recording::looks_like_recording(bytes) ||
+                                intel::xe_recording::looks_like_xe_recording(bytes)
+                            ? input_kind::recording
+                            : input_kind::raw);
   std::optional<intel::recording> rec;
-  if (c.kind == input_kind::recording) {
+  std::optional<intel::xe_recording> xrec;
+  if (c.kind == input_kind::recording && intel::xe_recording::looks_like_xe_recording(bytes)) {
+    intel::xe_recording_options ro;
+    ro.fallback_platform = opt->plat;
+    ro.unverified_layouts = opt->unverified;
+    auto r = intel::xe_recording::make(bytes, ro);
+    if (!r) return bad(r.error_value());
+    xrec.emplace(std::move(*r));
+    c.plat = xrec->device_platform();
+    c.xe = &xrec->xe();
+    c.format = &xrec->format();
+    if (opt->format_name && *opt->format_name != c.xe->name) {
+      return fail("decode",
+                  "--format " + *opt->format_name + " does not match the recording's " +
+                      std::string(c.xe->name) + " (its DEVICE_INFO gives the format)",
+                  exit_usage);
+    }
+    c.frequency = xrec->timestamp_frequency();
+    c.time = &xrec->time();
+    if (opt->metrics_file && opt->metric_set.empty()) {
+      opt->metric_set = std::string(xrec->metric_set_name());
+    }
+  } else if (c.kind == input_kind::recording) {
     intel::recording_options ro;
     ro.fallback_platform = opt->plat;
     auto r = intel::recording::make(bytes, ro);
@@ -398,6 +445,9 @@ int cmd_decode(const std::vector<std::string>& args) {
     }
     c.frequency = rec->timestamp_frequency();
     c.time = &rec->time();
+    if (opt->metrics_file && opt->metric_set.empty()) {
+      opt->metric_set = std::string(rec->device().metric_set_name);
+    }
   } else {
     if (!resolve_format(*opt, c)) return exit_usage;
     c.frequency = intel::info(c.plat).timestamp_frequency_hz;
@@ -416,9 +466,14 @@ int cmd_decode(const std::vector<std::string>& args) {
 
   row_schema schema = intel::schema_of(*c.format, c.plat, c.kind != input_kind::raw, c.frequency);
   std::optional<metrics::row_metrics> columns;
+  if (opt->metrics_file && opt->metric_set.empty()) {
+    return fail("decode", "--metrics needs --set SYMBOL: the input names no metric set",
+                exit_usage);
+  }
   if (opt->metrics_file) {
     metrics::intel_device dev = device ? *device
                                 : rec  ? metrics::device_of(*rec)
+                                : xrec ? device_of_xe(*xrec)
                                        : metrics::device_of(c.plat);
     if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
     metrics::device_values values = metrics::to_device_values(dev);
@@ -507,6 +562,9 @@ int cmd_decode(const std::vector<std::string>& args) {
     if (!st) return bad(st.error_value());
     c.rows.unknown_records = st->unknown_records();
     acc = drive(*st, c, mc, choose_writer(), bytes.size());
+  } else if (xrec) {
+    c.rows.unknown_records = xrec->unknown_records();
+    acc = drive(*xrec, c, mc, choose_writer(), bytes.size());
   } else {
     c.rows.unknown_records = rec->unknown_records();
     acc = drive(*rec, c, mc, choose_writer(), bytes.size());
@@ -516,9 +574,11 @@ int cmd_decode(const std::vector<std::string>& args) {
   // Reports were there but every one has RPT_ID 0, which the OA unit never
   // writes (a zeroed file, a wrong offset): bad input, not an empty table.
   if (acc.reports != 0 && acc.skipped_zero == acc.reports) {
+    const char* what = c.format->xe_landed_rule ? " reports have RPT_ID and TIMESTAMP 0"
+                                                : " reports have RPT_ID 0";
     return fail("decode",
-                opt->file + ": all " + std::to_string(acc.reports) +
-                    " reports have RPT_ID 0 (slots the OA unit never wrote); nothing to decode",
+                opt->file + ": all " + std::to_string(acc.reports) + what +
+                    " (slots the OA unit never wrote); nothing to decode",
                 exit_bad_input);
   }
   return exit_ok;

@@ -19,4 +19,5 @@
 #include "hwpc/intel/rows.hpp"
 #include "hwpc/intel/rpt_id.hpp"
 #include "hwpc/intel/sampling.hpp"
+#include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/intel/xe_stream.hpp"

@@ -133,7 +133,7 @@ inline accumulation accumulate(const report_buffer& buf, generation gen,
   std::size_t i = 0;
   const std::byte* prev_valid = nullptr;  // last report of the previous run
   while (i < n) {
-    if (load_le32(base + i * f.size) == 0) {
+    if (!report_landed(base + i * f.size, f)) {
       ++acc.skipped_zero;
       ++i;
       continue;
@@ -141,7 +141,9 @@ inline accumulation accumulate(const report_buffer& buf, generation gen,
     const std::byte* run = base + i * f.size;
     // Bridge the gap left by skipped reports: previous run's last -> this run's first.
     if (prev_valid != nullptr) detail::add_step({prev_valid, f}, {run, f}, counters, tsr, acc);
-    // The kernel walks the run and stops at the next zero RPT_ID.
+    // The kernel walks the run and stops at the next zero RPT_ID. On Xe
+    // formats a report with RPT_ID 0 but a TIME_STAMP is landed: the run
+    // stops before it, and the next pass bridges to it like any gap.
     wrap_counts w;
     const std::size_t j = i + detail::wrap_count(run, n - i, f.size, has40, path, w);
     detail::finish_run(run, j - i, f, counters, w, tsr, acc);

@@ -258,7 +258,7 @@ inline std::size_t deltas_to_columns(const report_buffer& buf, generation gen,
   for (std::size_t i = 0; i < n;) {
     while (i < n && m < r.size()) {
       const std::byte* p = base + i * f.size;
-      if (load_le32(p) != 0) r[m++] = p;
+      if (report_landed(p, f)) r[m++] = p;
       ++i;
     }
     if (m < 2) continue;

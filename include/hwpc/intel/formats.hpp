@@ -60,6 +60,10 @@ struct report_format {
   int uapi_id;                  // enum drm_i915_oa_format, or -1 where i915 has none
   std::uint16_t size;           // bytes
   std::span<const field> fields;
+  // Which rule tells a written report from a slot the OA unit never wrote:
+  // false, i915's (RPT_ID is 0); true, the Xe driver's (RPT_ID and
+  // TIME_STAMP both 0; FACTS-xe section 4). Set on formats_xe.hpp's rows.
+  bool xe_landed_rule = false;
 
   constexpr bool on(platform p) const noexcept {
     for (platform q : platforms) {

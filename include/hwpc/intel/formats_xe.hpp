@@ -87,7 +87,7 @@ using xt = xe_format_type;
 constexpr report_format xe_layout(std::string_view name, std::span<const platform> platforms,
                                   std::uint8_t select, std::uint16_t size,
                                   std::span<const field> fields) {
-  return report_format{name, none(), platforms, select, -1, size, fields};
+  return report_format{name, none(), platforms, select, -1, size, fields, true};
 }
 
 }  // namespace detail

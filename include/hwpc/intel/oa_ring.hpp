@@ -25,8 +25,16 @@
 // end. A 192-byte report (HSW A29_B8_C8, IVB A29_B4) does not divide a
 // power-of-two ring: i915 refuses that format, but the hardware wraps the
 // report across the end in 64-byte lines. hwpc reads such a report by
-// copying its two pieces into a 256-byte buffer inside the oa_ring object:
-// that one report view points into the oa_ring, not into the ring memory.
+// copying its two pieces into a buffer inside the oa_ring object: that one
+// report view points into the oa_ring, not into the ring memory.
+//
+// The Xe driver (FACTS-xe section 5): on Xe2 and later, an OAG unit's
+// reports go round in the buffer rounded down to a multiple of the report
+// size (the kernel's circ_size), so 576-byte PEC reports never straddle the
+// end and the bytes past circ_size are never written; head and tail wrap at
+// circ_size (oa_ring_options::round_to_reports). Other units may still wrap
+// a report across the end, copied out in two parts as above. Xe buffers may
+// be up to 128 MiB (oa_ring_options::xe_driver).
 #pragma once
 
 #include <array>
@@ -41,6 +49,7 @@
 #include "hwpc/core/error.hpp"
 #include "hwpc/core/hex.hpp"
 #include "hwpc/intel/capture_event.hpp"
+#include "hwpc/intel/format_limits.hpp"
 #include "hwpc/intel/report.hpp"
 
 namespace hwpc::intel {
@@ -59,6 +68,11 @@ inline constexpr std::uint32_t overrun_status = 1u << 3;  // Gen8+ only; informa
 inline constexpr std::uint32_t oa_pointer_mask = 0xffffffc0u;
 inline constexpr std::size_t oa_ring_min_size = std::size_t{128} << 10;
 inline constexpr std::size_t oa_ring_max_size = std::size_t{16} << 20;
+// DRM_XE_OA_PROPERTY_OA_BUFFER_SIZE: a power of two up to 128 MiB (FACTS-xe section 1).
+inline constexpr std::size_t oa_ring_xe_max_size = std::size_t{128} << 20;
+// The largest report a straddling copy holds (PEC64u64_B8_C8 is 640 bytes).
+inline constexpr std::size_t oa_ring_bounce_size = 1024;
+static_assert(limits.report_bytes <= oa_ring_bounce_size, "a straddling report must fit the copy");
 
 // HSW OASTATUS1 bits 5:3: the buffer size as 128 KiB << n.
 constexpr std::size_t hsw_oa_buffer_size(std::uint32_t oastatus1) noexcept {
@@ -100,7 +114,28 @@ struct oa_ring_options {
   // yielded after the buffer_lost event: each report is still a consistent
   // snapshot, and the delta layer starts a new stretch at the event.
   bool discard_on_buffer_overflow = false;
+  // The Xe driver: buffers from 128 KiB up to 128 MiB.
+  bool xe_driver = false;
+  // Reports go round in the buffer rounded down to whole reports (the Xe
+  // driver's OAG unit on Xe2 and later). Off: the whole buffer, reports may
+  // straddle its end.
+  bool round_to_reports = false;
+
+  // What the Xe driver does on generation `g` for an OAG unit (`oag`) or
+  // another unit (OAM).
+  static constexpr oa_ring_options xe(generation g, bool oag = true) noexcept {
+    oa_ring_options o;
+    o.xe_driver = true;
+    o.round_to_reports = oag && g >= generation::xe2;
+    return o;
+  }
 };
+
+// The part of a `size`-byte buffer that `rs`-byte reports go round in.
+constexpr std::size_t oa_ring_circ_size(std::size_t size, std::size_t rs,
+                                        bool round_to_reports) noexcept {
+  return round_to_reports && rs != 0 ? size / rs * rs : size;
+}
 
 class oa_ring {
  public:
@@ -150,11 +185,18 @@ class oa_ring {
   static result<oa_ring> make(byte_span ring, const report_format& format,
                               const oa_ring_registers& regs, const oa_ring_options& opts = {}) {
     const std::size_t size = ring.size();
-    if (size < oa_ring_min_size || size > oa_ring_max_size || (size & (size - 1)) != 0) {
+    const std::size_t max = opts.xe_driver ? oa_ring_xe_max_size : oa_ring_max_size;
+    if (size < oa_ring_min_size || size > max || (size & (size - 1)) != 0) {
       return register_error("OA buffer size " + std::to_string(size) +
-                            " is not a power of two from 128 KiB to 16 MiB");
+                            " is not a power of two from 128 KiB to " +
+                            (opts.xe_driver ? "128" : "16") + " MiB");
     }
     const std::size_t rs = format.size;
+    if (rs == 0 || rs > oa_ring_bounce_size) {
+      return register_error("report size " + std::to_string(rs) + " is not 1.." +
+                            std::to_string(oa_ring_bounce_size) + " bytes");
+    }
+    const std::size_t circ = oa_ring_circ_size(size, rs, opts.round_to_reports);
     if (regs.head < regs.base || regs.head - regs.base > size) {
       return register_error("head pointer " + to_hex(regs.head) + " is outside the OA buffer [" +
                             to_hex(regs.base) + ", " + to_hex(regs.base + size) + "]");
@@ -163,11 +205,20 @@ class oa_ring {
       return register_error("tail pointer " + to_hex(regs.tail) + " is outside the OA buffer [" +
                             to_hex(regs.base) + ", " + to_hex(regs.base + size) + "]");
     }
-    // The driver accepts a pointer equal to the end of the buffer (it checks
+    // With the ring rounded down to whole reports, the bytes past it are
+    // never written: a pointer there is as wrong as one outside the buffer.
+    if (regs.head - regs.base > circ || regs.tail - regs.base > circ) {
+      const bool h = regs.head - regs.base > circ;
+      return register_error(
+          std::string(h ? "head" : "tail") + " pointer " + to_hex(h ? regs.head : regs.tail) +
+          " is past the end of the ring rounded down to whole " + std::to_string(rs) +
+          "-byte reports [" + to_hex(regs.base) + ", " + to_hex(regs.base + circ) + "]");
+    }
+    // The driver accepts a pointer equal to the end of the ring (it checks
     // `> size`); it is the same place as offset 0.
-    const std::size_t head = static_cast<std::size_t>(regs.head - regs.base) & (size - 1);
-    const std::size_t tail = static_cast<std::size_t>(regs.tail - regs.base) & (size - 1);
-    const bool divides = size % rs == 0;
+    const std::size_t head = static_cast<std::size_t>(regs.head - regs.base) % circ;
+    const std::size_t tail = static_cast<std::size_t>(regs.tail - regs.base) % circ;
+    const bool divides = circ % rs == 0;
     // Where reports tile the ring, a head between reports means the pointers
     // are corrupt. Otherwise (192-byte reports) only the register's 64-byte
     // granularity can be checked.
@@ -182,8 +233,8 @@ class oa_ring {
                         "tail offset " + std::to_string(tail) + " is not a multiple of 64");
     }
 
-    oa_ring r(ring, format, regs, head);
-    const std::size_t taken = (tail - head) & (size - 1);
+    oa_ring r(ring, format, regs, head, circ);
+    const std::size_t taken = (tail + circ - head) % circ;
     const std::size_t margin = (opts.tail_margin + rs - 1) / rs * rs;
     std::size_t readable = taken / rs * rs;  // the tail aligned down to whole reports
     readable = readable < rs + margin ? 0 : readable - margin;
@@ -199,21 +250,23 @@ class oa_ring {
     if ((regs.status & oastatus::counter_overflow) != 0) r.add_status(event_kind::counter_overflow);
 
     for (std::size_t k = 0; k < r.n_reports_; ++k) {
-      const std::size_t at = (head + k * rs) & (size - 1);
-      if (at + rs > size) {  // straddles the end: assemble it
-        const std::size_t first = size - at;
+      const std::size_t at = (head + k * rs) % circ;
+      if (at + rs > circ) {  // straddles the end: assemble it
+        const std::size_t first = circ - at;
         std::memcpy(r.bounce_.data(), ring.data() + at, first);
         std::memcpy(r.bounce_.data() + first, ring.data(), rs - first);
         r.straddle_ = k;
         r.has_straddle_ = true;
       }
-      if (load_le32(r.report_ptr(k)) == 0) ++r.skipped_zero_;
+      if (!report_landed(r.report_ptr(k), format)) ++r.skipped_zero_;
     }
     return r;
   }
 
   const report_format& format() const noexcept { return *format_; }
   std::size_t size() const noexcept { return ring_.size(); }
+  // The bytes reports go round in: size(), or less when rounded to whole reports.
+  std::size_t circ_size() const noexcept { return circ_; }
   // Report slots between head and the usable tail, zero-RPT_ID ones included.
   std::size_t report_slots() const noexcept { return n_reports_; }
   // Slots skipped because their RPT_ID is 0 (never written).
@@ -221,7 +274,7 @@ class oa_ring {
   std::uint32_t status() const noexcept { return regs_.status; }
   std::size_t head_offset() const noexcept { return head_; }
   // The head offset after consuming what this reader yields.
-  std::size_t new_head_offset() const noexcept { return (head_ + consumed_) & (size() - 1); }
+  std::size_t new_head_offset() const noexcept { return (head_ + consumed_) % circ_; }
   // The value to write back to the head register (a GGTT address).
   std::uint64_t new_head() const noexcept { return regs_.base + new_head_offset(); }
 
@@ -229,8 +282,9 @@ class oa_ring {
   iterator end() const noexcept { return {this, steps()}; }
 
   // Zeroes the RPT_ID of every report slot this reader consumed, as the
-  // driver does after copying, so that a slot the OA unit has not rewritten
-  // by the next pass reads as invalid. `ring` must be the mutable view of the
+  // driver does after copying (and TIME_STAMP on the Xe driver's formats,
+  // which it zeroes too), so that a slot the OA unit has not rewritten by
+  // the next pass reads as invalid. `ring` must be the mutable view of the
   // memory this reader was made over. Call it after the report views are no
   // longer needed: they point into that memory.
   result<void> zero_consumed(std::span<std::byte> ring) const {
@@ -238,17 +292,23 @@ class oa_ring {
       return make_error(errc::inconsistent, 0, "zero_consumed: not the ring this reader reads");
     }
     const std::size_t rs = format_->size;
+    const field* ts = format_->xe_landed_rule ? format_->first_of(field_kind::timestamp) : nullptr;
     for (std::size_t k = 0; k < consumed_ / rs; ++k) {
-      // dw0 lies in the first 64-byte line of the report, before any wrap.
-      store_le32(ring.data() + ((head_ + k * rs) & (size() - 1)), 0);
+      // The header lies in the first 64-byte line of the report, before any wrap.
+      std::byte* p = ring.data() + (head_ + k * rs) % circ_;
+      store_le32(p, 0);
+      if (format_->xe_landed_rule && format_->fields[0].bits == 64) store_le32(p + 4, 0);
+      if (ts != nullptr) {
+        for (std::size_t b = 0; b < ts->bits / 8u; ++b) p[ts->offset + b] = std::byte{0};
+      }
     }
     return {};
   }
 
  private:
-  oa_ring(byte_span ring, const report_format& f, const oa_ring_registers& regs,
-          std::size_t head) noexcept
-      : ring_(ring), format_(&f), regs_(regs), head_(head) {}
+  oa_ring(byte_span ring, const report_format& f, const oa_ring_registers& regs, std::size_t head,
+          std::size_t circ) noexcept
+      : ring_(ring), format_(&f), regs_(regs), head_(head), circ_(circ) {}
 
   static error register_error(std::string message) {
     return error{errc::inconsistent, 0, std::move(message), error_anchor::none};
@@ -258,27 +318,28 @@ class oa_ring {
   std::size_t steps() const noexcept { return n_status_ + n_reports_; }
   const std::byte* report_ptr(std::size_t k) const noexcept {
     if (has_straddle_ && k == straddle_) return bounce_.data();
-    return ring_.data() + ((head_ + k * format_->size) & (size() - 1));
+    return ring_.data() + (head_ + k * format_->size) % circ_;
   }
   bool step_is_valid(std::size_t step) const noexcept {
-    return step < n_status_ || load_le32(report_ptr(step - n_status_)) != 0;
+    return step < n_status_ || report_landed(report_ptr(step - n_status_), *format_);
   }
   capture_event event_at(std::size_t step) const noexcept {
     if (step < n_status_) return marker_event(status_events_[step], head_, step);
     const std::size_t k = step - n_status_;
-    return report_event(report_ptr(k), *format_, (head_ + k * format_->size) & (size() - 1), k);
+    return report_event(report_ptr(k), *format_, (head_ + k * format_->size) % circ_, k);
   }
 
   byte_span ring_;
   const report_format* format_;
   oa_ring_registers regs_;
   std::size_t head_ = 0;
+  std::size_t circ_ = 0;
   std::size_t consumed_ = 0;
   std::size_t n_reports_ = 0;
   std::size_t skipped_zero_ = 0;
   std::array<event_kind, 3> status_events_{};
   std::size_t n_status_ = 0;
-  std::array<std::byte, 256> bounce_{};
+  std::array<std::byte, oa_ring_bounce_size> bounce_{};
   std::size_t straddle_ = 0;
   bool has_straddle_ = false;
 };

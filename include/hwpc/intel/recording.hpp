@@ -261,6 +261,10 @@ class recording {
                       detail::record_name(h.type) + " record has size " + std::to_string(h.size) +
                           ", expected " + std::to_string(record_header_size + payload));
   }
+
+ public:
+  // The DEVICE_INFO and DEVICE_TOPOLOGY payloads, which IGT's xe-perf
+  // recordings lay out the same way (xe_recording.hpp).
   static std::string_view c_string(const std::byte* p, std::size_t max) noexcept {
     const char* s = reinterpret_cast<const char*>(p);
     std::size_t n = 0;
@@ -320,6 +324,8 @@ class recording {
     }
     return t;
   }
+
+ private:
   result<void> resolve_platform(const recording_options& opts, std::size_t at) {
     if (auto p = platform_from_pci_id(info_.device_id)) {
       platform_ = *p;

@@ -31,6 +31,23 @@ constexpr std::uint64_t load_field(const std::byte* p, const field& f) noexcept 
   }
 }
 
+// Whether the slot at `p` holds a report the OA unit wrote. i915 zeroes
+// RPT_ID after copying and takes a zero RPT_ID as "not landed" (FACTS.md);
+// the Xe driver zeroes RPT_ID and TIME_STAMP and takes a report as landed
+// when either is non-zero (FACTS-xe section 4: an MMIO-triggered report can
+// have a zero reason field, so RPT_ID alone could be 0). The RPT_ID field is
+// the format's first field, 32 or 64 bits wide.
+constexpr bool report_landed(const std::byte* p, const report_format& f) noexcept {
+  if (!f.xe_landed_rule) return load_le32(p) != 0;
+  for (const field& fd : f.fields) {
+    if ((fd.kind == field_kind::rpt_id || fd.kind == field_kind::timestamp) &&
+        load_field(p, fd) != 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Difference of two readings of a counter, modulo its width: a 32-bit counter
 // that went from 0xfffffff0 to 0x10 advanced by 0x20.
 constexpr std::uint64_t field_delta(const field& f, std::uint64_t before,
@@ -49,8 +66,9 @@ class report_view {
 
   constexpr std::uint64_t value(const field& f) const noexcept { return load_field(data_, f); }
   constexpr std::uint32_t rpt_id() const noexcept { return load_le32(data_); }
-  // A zero RPT_ID marks a report the OA unit never wrote (the tail ran ahead).
-  constexpr bool is_valid() const noexcept { return rpt_id() != 0; }
+  // Whether the OA unit wrote this slot (report_landed: a zero RPT_ID on
+  // i915 formats, RPT_ID and TIME_STAMP both zero on the Xe driver's).
+  constexpr bool is_valid() const noexcept { return report_landed(data_, *format_); }
   // Raw TIME_STAMP: 32 bits on most formats, 64 on OAM formats.
   constexpr std::uint64_t timestamp() const noexcept {
     const field* f = format_->first_of(field_kind::timestamp);
