@@ -35,6 +35,7 @@
 #include "hwpc/intel/recording.hpp"
 #include "hwpc/intel/report.hpp"
 #include "hwpc/intel/rows.hpp"
+#include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/metrics/binding.hpp"
 #include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/metrics/metric_set.hpp"
@@ -808,6 +809,94 @@ TEST_F(MetricsXeTool, EverySetRunsOnAnEmulatedStreamWithinItsMax) {
       sets, shown_total, rows, bounded_rows, rounding, dropped_without_units);
   EXPECT_EQ(sets, 28u);
   EXPECT_GT(bounded_rows, 28u * 30);
+}
+
+// The same on IGT xe-perf recordings the emulator writes: the recording
+// names its set (decode --metrics FILE needs no --set) and gives platform,
+// format, GT range and topology, so only the unit counts are passed.
+TEST_F(MetricsXeTool, EverySetRunsOnAnEmulatedRecording) {
+  if (!std::filesystem::exists(xe_dir)) GTEST_SKIP() << "../shared is absent: " << xe_dir;
+  std::size_t sets = 0, rows = 0, columns = 0;
+  int seed = 100;
+  std::string units;
+  for (const auto& n : unit_variables) units += " --device-var " + n + "=2";
+  for (const auto& [stem, p] :
+       {std::pair{"oa-lnl", hi::platform::lnl}, std::pair{"oa-bmg", hi::platform::bmg}}) {
+    const std::string xml = (xe_dir / (std::string(stem) + ".xml")).string();
+    auto loaded = hm::load_xml_file(xml);
+    ASSERT_TRUE(loaded);
+    const std::string plat(hi::name_of(p));
+    for (const auto& set : *loaded) {
+      const std::string rec = (dir_ / (plat + "-" + set.symbol_name + ".rec")).string();
+      auto e = run_tool("emulate --platform " + plat + " --output-kind xe-recording --metrics " +
+                        xml + " --set " + set.symbol_name + " --reports 40 --exponent 9 --seed " +
+                        std::to_string(seed++) + " --out " + rec);
+      ASSERT_EQ(e.status, 0) << e.out;
+      // The library's view of the recording: device variables and the
+      // metrics available on its topology.
+      std::vector<std::byte> bytes;
+      {
+        std::FILE* f = std::fopen(rec.c_str(), "rb");
+        ASSERT_NE(f, nullptr);
+        std::byte buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) {
+          bytes.insert(bytes.end(), buf, buf + n);
+        }
+        std::fclose(f);
+      }
+      auto xr = hi::xe_recording::make(hwpc::byte_span(bytes.data(), bytes.size()));
+      ASSERT_TRUE(xr) << xr.error_value().describe();
+      EXPECT_EQ(xr->metric_set_name(), set.symbol_name);
+      EXPECT_EQ(xr->format().name, hm::format_name_of(set.oa_format));
+      const hm::intel_device dev = hm::device_of(*xr);
+      EXPECT_EQ(dev.subslice_mask, hwpc::emu::sku_of(p).subslice_mask);
+      hm::device_values dv = hm::to_device_values(dev);
+      for (const auto& n : unit_variables) dv[n] = value::u(2);
+      auto c = hm::compile(set, hm::options_for(dv));
+      ASSERT_TRUE(c);
+      EXPECT_TRUE(c->dropped().empty()) << set.symbol_name;
+      auto b = c->bind(dv);
+      ASSERT_TRUE(b) << b.error_value().describe();
+      std::size_t available = 0;
+      for (std::size_t i = 0; i < b->size(); ++i) available += b->available(i) ? 1 : 0;
+
+      auto r = run_tool("decode " + rec + " --metrics " + xml + units);
+      ASSERT_EQ(r.status, 0) << set.symbol_name << ": " << r.out.substr(0, 400);
+      EXPECT_EQ(r.out.find("dropped"), std::string::npos) << set.symbol_name;
+      const auto header = split_csv(r.out.substr(0, r.out.find('\n')));
+      const auto first = std::find(header.begin(), header.end(), "ctx_id");
+      const auto last = std::find(header.begin(), header.end(), "lost");
+      ASSERT_TRUE(first != header.end() && last != header.end()) << r.out.substr(0, 400);
+      EXPECT_EQ(static_cast<std::size_t>(last - first - 1), available) << set.symbol_name;
+      columns += available;
+      const auto freq = static_cast<std::size_t>(
+          std::find(header.begin(), header.end(), "AvgGpuCoreFrequency") - header.begin());
+      const auto ns = static_cast<std::size_t>(std::find(header.begin(), header.end(), "GpuTime") -
+                                               header.begin());
+      ASSERT_LT(freq, header.size());
+      const double max = static_cast<double>(dev.gt_max_frequency_hz);
+      ASSERT_GT(max, 0.0);
+      std::size_t at = r.out.find('\n') + 1, set_rows = 0;
+      while (at < r.out.size()) {
+        const std::size_t nl = r.out.find('\n', at);
+        const auto f = split_csv(r.out.substr(at, nl - at));
+        at = nl == std::string::npos ? r.out.size() : nl + 1;
+        if (f.size() != header.size() || f[freq].empty()) continue;
+        ++set_rows;
+        const double x = std::stod(f[freq]), t = std::stod(f[ns]);
+        EXPECT_TRUE(x <= max || (t > 1.0 && x <= (max * t + 1e9) / (t - 1.0) + 1.0))
+            << stem << " " << set.symbol_name << ": " << x << " > " << max;
+      }
+      EXPECT_GT(set_rows, 30u) << set.symbol_name;
+      rows += set_rows;
+      ++sets;
+    }
+  }
+  std::printf(
+      "[ xe2 recordings ] %zu sets run on emulated xe-perf recordings, %zu metric "
+      "columns, %zu rows within GpuMaxFrequency\n",
+      sets, columns, rows);
+  EXPECT_EQ(sets, 28u);
 }
 
 // A recognised device variable with no value (GpuMinFrequency of a raw

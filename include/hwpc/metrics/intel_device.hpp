@@ -18,6 +18,7 @@
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/platform.hpp"
 #include "hwpc/intel/recording.hpp"
+#include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/metrics/metric_set.hpp"
 
 namespace hwpc::metrics {
@@ -97,6 +98,27 @@ inline intel_device device_of(const intel::recording& rec) {
         }
       }
     }
+  }
+  return d;
+}
+
+// An xe-perf recording: DEVICE_INFO and the one-slice DSS topology IGT's Xe
+// recorder writes. Its EU count is the EU-mask bits of the present XeCores,
+// taken as they are: on Xe2/Xe3 a kernel with the SIMD16 topology query
+// reports one bit per vector engine, which is what the formulas divide by
+// (docs/expressions.md, "Xe2/Xe3: decisions").
+inline intel_device device_of(const intel::xe_recording& rec) {
+  intel_device d = device_of(rec.device_platform());
+  const intel::xe_device_variables v = rec.device_variables();
+  d.timestamp_frequency_hz = v.timestamp_frequency_hz;
+  d.gt_min_frequency_hz = v.gt_min_frequency_hz;
+  d.gt_max_frequency_hz = v.gt_max_frequency_hz;
+  d.revision = v.revision;
+  if (v.has_topology) {
+    d.slice_mask = v.slice_mask;
+    d.subslice_mask = v.dss_mask;
+    d.subslice_stride = v.dss_stride;
+    d.eu_count = v.eu_count;
   }
   return d;
 }
