@@ -242,7 +242,7 @@ inline compile_options options_for(const device_values& device, compile_options 
       opt.device_variables.push_back(name);
     }
   }
-  // The device values outlive no compile: copy the names.
+  // The names are copied: the options may outlive `device`.
   auto names = std::make_shared<std::vector<std::string>>();
   for (const auto& [name, v] : device) names->push_back(name);
   opt.has_value = [names](std::string_view n) {
