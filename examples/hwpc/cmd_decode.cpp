@@ -192,24 +192,6 @@ accounting drive(const Source& src, const capture_info& c, metrics::row_metrics*
   return acc;
 }
 
-// The device variables' inputs an xe-perf recording carries (its
-// DEVICE_INFO and one-slice DSS topology), in the metrics layer's terms.
-metrics::intel_device device_of_xe(const intel::xe_recording& rec) {
-  metrics::intel_device d = metrics::device_of(rec.device_platform());
-  const intel::xe_device_variables v = rec.device_variables();
-  d.timestamp_frequency_hz = v.timestamp_frequency_hz;
-  d.gt_min_frequency_hz = v.gt_min_frequency_hz;
-  d.gt_max_frequency_hz = v.gt_max_frequency_hz;
-  d.revision = v.revision;
-  if (v.has_topology) {
-    d.slice_mask = v.slice_mask;
-    d.subslice_mask = v.dss_mask;
-    d.subslice_stride = v.dss_stride;
-    d.eu_count = v.eu_count;
-  }
-  return d;
-}
-
 std::optional<std::uint32_t> parse_u32(const std::string& s) {
   std::uint32_t v = 0;
   int base = 10;
@@ -482,7 +464,7 @@ int cmd_decode(const std::vector<std::string>& args) {
   if (opt->metrics_file) {
     metrics::intel_device dev = device ? *device
                                 : rec  ? metrics::device_of(*rec)
-                                : xrec ? device_of_xe(*xrec)
+                                : xrec ? metrics::device_of(*xrec)
                                        : metrics::device_of(c.plat);
     if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
     metrics::device_values values = metrics::to_device_values(dev);
@@ -497,8 +479,15 @@ int cmd_decode(const std::vector<std::string>& args) {
       return fail("decode", "--metrics: " + m.error_value().describe(),
                   usage ? exit_usage : exit_bad_input);
     }
+    bool unvalued = false;
     for (const auto& d : m->dropped()) {
       std::fprintf(stderr, "hwpc decode: --metrics: %s\n", metrics::describe(d).c_str());
+      unvalued = unvalued || d.reason.message.find("with no value") != std::string::npos;
+    }
+    if (unvalued) {
+      std::fprintf(stderr,
+                   "hwpc decode: --metrics: --device-var NAME=VALUE gives a device variable a "
+                   "value\n");
     }
     columns.emplace(std::move(*m));
     schema.metrics = columns->columns();

@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/emu.hpp"
+#include "hwpc/metrics/report_type.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
 
 namespace hwpc::cli {
@@ -89,12 +91,10 @@ int cmd_emulate(const std::vector<std::string>& args) {
     if (!set) return fail("emulate", "--metrics: " + set.error_value().describe(), exit_usage);
     identity = {set->symbol_name, set->hw_config_guid};
     if (!fmt && !set->oa_format.empty()) {
-      // The Xe2 files name the layout as the hardware does; IGT maps
-      // 576B_PEC64LL to PEC64u64 and 128B_MPEC8_NOA16 to MPEC8u32_B8_C8
-      // (FACTS-xe section 8).
-      fmt = set->oa_format == "576B_PEC64LL"       ? std::string("PEC64u64")
-            : set->oa_format == "128B_MPEC8_NOA16" ? std::string("MPEC8u32_B8_C8")
-                                                   : set->oa_format;
+      // The Xe files name the report type as the hardware does (576B_PEC64LL
+      // is PEC64u64, ...; metrics/report_type.hpp).
+      const std::string_view name = metrics::format_name_of(set->oa_format);
+      fmt = name.empty() ? set->oa_format : std::string(name);
     }
 #else
     return fail("emulate", "--metrics needs pugixml: rebuild with libpugixml-dev", exit_usage);

@@ -16,6 +16,7 @@
 #include "hwpc/metrics/binding.hpp"
 #include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/metrics/metric_set.hpp"
+#include "hwpc/metrics/report_type.hpp"
 #include "hwpc/output/chrome_json.hpp"
 #include "hwpc/output/csv.hpp"
 #include "hwpc/output/json.hpp"

@@ -1,7 +1,7 @@
 // Name resolution.
 //
 // A formula names three kinds of things: raw counters (A0.., B0.., C0..,
-// PERFCNT0.., GPU_TIME, GPU_CLOCK), device variables ($EuCoresTotalCount,
+// PERFCNT0.., PEC0.. (Xe2 and later), GPU_TIME, GPU_CLOCK), device variables ($EuCoresTotalCount,
 // $GpuTimestampFrequency, $SliceMask, ...) and, inside a metric set, other
 // metrics of the same set. The parsers do not know which is which: they hand
 // every name (without its '$') to a resolver callable
@@ -41,9 +41,12 @@ struct resolved {
 };
 
 // Raw counter names as the formulas spell them after READ: a bank name and an
-// index. GPU_TIME and GPU_CLOCK have one value each and drop index 0.
+// index. GPU_TIME and GPU_CLOCK have one value each and drop index 0. PEC is
+// the Xe2/Xe3 counter class (`PEC n READ`, the 64-bit PEC counter n of the
+// PEC report formats; docs/expressions.md).
 constexpr bool is_counter_bank(std::string_view w) noexcept {
-  return w == "A" || w == "B" || w == "C" || w == "PERFCNT" || w == "GPU_TIME" || w == "GPU_CLOCK";
+  return w == "A" || w == "B" || w == "C" || w == "PEC" || w == "PERFCNT" || w == "GPU_TIME" ||
+         w == "GPU_CLOCK";
 }
 
 constexpr bool is_raw_counter_name(std::string_view n) noexcept {

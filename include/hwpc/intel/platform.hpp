@@ -105,14 +105,45 @@ constexpr std::string_view name_of(platform p) noexcept { return info(p).name; }
 
 constexpr bool is_gen7_family(generation g) noexcept { return g <= generation::gen7_5; }
 
-// Accepts the lowercase short names, and "byt" for Valleyview/Bay Trail.
+// Other names of a platform: Bay Trail, and the names the Xe driver's tools
+// give Gen12+ parts (IGT's lib/xe metric files and its platform checks,
+// ../shared/docs/FACTS-xe.md sections 8 and 9): DG2 is Alchemist (ACM, GT1
+// .. GT3 by die), Arrow Lake (ARL) runs as Meteor Lake, Wildcat Lake (WCL) is
+// folded into Panther Lake as IGT does, and the GT-level metric file names
+// name their platform. docs/formats.md lists them.
+struct platform_alias {
+  std::string_view name;
+  platform id;
+};
+inline constexpr std::array platform_aliases{
+    platform_alias{"byt", platform::vlv},    platform_alias{"tglgt1", platform::tgl},
+    platform_alias{"tglgt2", platform::tgl}, platform_alias{"acm", platform::dg2},
+    platform_alias{"acmgt1", platform::dg2}, platform_alias{"acmgt2", platform::dg2},
+    platform_alias{"acmgt3", platform::dg2}, platform_alias{"mtlgt2", platform::mtl},
+    platform_alias{"mtlgt3", platform::mtl}, platform_alias{"arl", platform::mtl},
+    platform_alias{"wcl", platform::ptl},
+};
+
+// Accepts the lowercase short names and the aliases above.
 constexpr std::optional<platform> platform_from_name(std::string_view name) noexcept {
-  if (name == "byt") return platform::vlv;
+  for (const auto& a : platform_aliases) {
+    if (a.name == name) return a.id;
+  }
   for (const auto& p : platform_table) {
     if (p.name == name) return p.id;
   }
   return std::nullopt;
 }
+static_assert(
+    [] {
+      for (const auto& a : platform_aliases) {
+        for (const auto& p : platform_table) {
+          if (a.name == p.name) return false;
+        }
+      }
+      return true;
+    }(),
+    "an alias hides a platform name");
 
 // How OA reports carry TIME_STAMP (docs/formats.md, "TIME_STAMP on DG2 and
 // MTL"). On graphics 12.55 (DG2) the report's field counts twice as fast as

@@ -196,10 +196,9 @@ class row_metrics {
     return error{code, 0, std::move(message), error_anchor::none};
   }
   static result<bound_set> compile_and_bind(const metric_set& set, const device_values& device) {
-    // Every name given a value (--device-var too) is a device variable.
-    compile_options opt;
-    for (const auto& [name, v] : device) opt.device_variables.push_back(name);
-    auto compiled = compile(set, opt);  // the compiled set keeps its own copy
+    // Every name given a value (--device-var too) is a device variable, and a
+    // metric reading a device variable with no value is dropped (dropped()).
+    auto compiled = compile(set, options_for(device));  // the compiled set keeps its own copy
     if (!compiled) return compiled.error_value();
     return compiled->bind(device);
   }

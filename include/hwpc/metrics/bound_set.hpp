@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,13 @@ struct compile_options {
   // listed in compiled_set::dropped(), and the rest of the set compiles.
   // When false, such a name fails the whole set.
   bool drop_metrics_with_unknown_names = true;
+  // Which device variables have a value on the device the set will be bound
+  // to (empty: all of them). A metric whose formula reads a device variable
+  // without one (GpuMinFrequency of a raw file, L3BankTotalCount of any
+  // capture) is dropped like one naming something unknown, with that column;
+  // the rest of the set compiles. A max_equation reading one leaves its
+  // metric without a maximum. options_for() in compile.hpp sets this.
+  std::function<bool(std::string_view)> has_value;
 };
 
 // A metric left out of a compiled set, and why (an errc::unknown_name error
@@ -239,16 +247,29 @@ inline result<bound_set> compiled_set::bind(const device_values& values) const {
   for (std::size_t i = 0; i < prog_.inputs.size(); ++i) {
     const expr::input_desc& in = prog_.inputs[i];
     if (in.kind != expr::input_kind::variable) continue;
-    auto it = values.find(in.name);
-    if (it == values.end()) {
+    if (auto it = values.find(in.name); it != values.end()) per_input[i] = it->second;
+  }
+  const expr::program all = expr::bind_variables(prog_, per_input);
+  // Every metric formula needs all its variables. A register_config
+  // condition that still reads one cannot be decided and counts as applying,
+  // like one that reads counters.
+  {
+    expr::program metric_formulas = all;
+    metric_formulas.outputs.clear();
+    for (const auto& o : outputs_) {
+      for (const auto f :
+           {std::optional<std::uint32_t>(o.equation), o.max_equation, o.availability}) {
+        if (f) metric_formulas.outputs.push_back(all.outputs[*f]);
+      }
+    }
+    for (const auto& in : expr::compact(metric_formulas, false).inputs) {
+      if (in.kind != expr::input_kind::variable) continue;
       return error{
           errc::unknown_name, 0,
           "device variable '" + in.name + "' (read by set " + set_->symbol_name + ") has no value",
           error_anchor::none};
     }
-    per_input[i] = it->second;
   }
-  const expr::program all = expr::bind_variables(prog_, per_input);
   bound_set b;
   b.set_ = set_;
   b.dropped_ = dropped_;

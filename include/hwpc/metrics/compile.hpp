@@ -2,6 +2,7 @@
 // metrics that name something unknown dropped with a reason (compile()).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -56,9 +57,18 @@ class set_compiler {
     for (std::size_t i = 0; i < set_.metrics.size(); ++i) {
       const metric& m = set_.metrics[i];
       if (!m.max_equation.empty()) {
+        unvalued_ = false;
         auto r = formula(m.max_equation, context(m, "max_equation"), i);
-        if (!r) return *error_;
-        outs[i].max_equation = add_output(*r);
+        if (!r && unvalued_) {
+          // A maximum this device cannot give ($GpuMaxFrequency of a raw
+          // file) leaves the metric without one; the metric itself stays.
+          error_.reset();
+          failed_.reset();
+        } else if (!r) {
+          return *error_;
+        } else {
+          outs[i].max_equation = add_output(*r);
+        }
       }
       if (!m.availability.empty()) {
         auto r = formula(m.availability, context(m, "availability"), i);
@@ -103,7 +113,11 @@ class set_compiler {
   std::optional<std::uint32_t> formula(const std::string& text, const std::string& where,
                                        std::optional<std::size_t> metric = std::nullopt) {
     auto resolve = [this](std::string_view name) { return this->resolve(name); };
+    // Referenced metrics compile inside this call: restore the outer state.
+    const bool outer = in_metric_;
+    in_metric_ = metric.has_value();
     const expr::parse_result r = expr::parse(text, set_.syntax, b_, resolve);
+    in_metric_ = outer;
     if (!r.status) {
       // An error inside a referenced metric was recorded where it happened.
       if (!error_) {
@@ -140,6 +154,18 @@ class set_compiler {
     return b_.input(idx, expr::vtype::u64);
   }
 
+  // A device variable; in a metric's formula it must have a value on the
+  // device (compile_options::has_value), or the metric is dropped. Register
+  // configurations are exempt: their conditions stay undecided instead.
+  expr::resolved variable(std::string_view name) {
+    if (in_metric_ && opt_.has_value && !opt_.has_value(name)) {
+      unvalued_ = true;
+      return {expr::resolved::failed, 0, errc::unknown_name,
+              "a device variable with no value for this device (none in the capture)"};
+    }
+    return expr::resolved::at(input(name, expr::input_kind::variable));
+  }
+
   expr::resolved resolve(std::string_view name) {
     if (auto it = by_symbol_.find(std::string(name)); it != by_symbol_.end()) {
       const std::size_t j = it->second;
@@ -174,11 +200,9 @@ class set_compiler {
       }
     }
     for (const auto& v : opt_.device_variables) {
-      if (v == name) return expr::resolved::at(input(name, expr::input_kind::variable));
+      if (v == name) return variable(name);
     }
-    if (opt_.intel_topology_variables && is_intel_topology_variable(name)) {
-      return expr::resolved::at(input(name, expr::input_kind::variable));
-    }
+    if (opt_.intel_topology_variables && is_intel_topology_variable(name)) return variable(name);
     if (opt_.raw_counters && expr::is_raw_counter_name(name)) {
       return expr::resolved::at(input(name, expr::input_kind::counter));
     }
@@ -200,10 +224,32 @@ class set_compiler {
   std::deque<std::string> messages_;  // owns cycle descriptions the parser quotes
   std::optional<error> error_;
   std::optional<std::size_t> failed_;
+  bool in_metric_ = false;  // compiling a metric's formula (not a register_config's)
+  bool unvalued_ = false;   // a device variable without a value was read
   const std::vector<dropped_metric>& dropped_;
 };
 
 }  // namespace detail
+
+// Options for compiling a set that will be bound to `device`: every name it
+// gives a value is a device variable (a --device-var may name anything), and
+// a metric reading a device variable it gives no value is dropped, with the
+// column of that name, instead of failing the whole set at bind().
+inline compile_options options_for(const device_values& device, compile_options opt = {}) {
+  for (const auto& [name, v] : device) {
+    if (std::find(opt.device_variables.begin(), opt.device_variables.end(), name) ==
+        opt.device_variables.end()) {
+      opt.device_variables.push_back(name);
+    }
+  }
+  // The names are copied: the options may outlive `device`.
+  auto names = std::make_shared<std::vector<std::string>>();
+  for (const auto& [name, v] : device) names->push_back(name);
+  opt.has_value = [names](std::string_view n) {
+    return std::binary_search(names->begin(), names->end(), n);
+  };
+  return opt;
+}
 
 // Compiles a set. A metric whose formula names something unknown is left out
 // and the set compiled again without it (each round drops one metric, so at

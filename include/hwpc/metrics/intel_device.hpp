@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "hwpc/intel/counters.hpp"
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/platform.hpp"
 #include "hwpc/intel/recording.hpp"
+#include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/metrics/metric_set.hpp"
 
 namespace hwpc::metrics {
@@ -32,9 +34,21 @@ struct intel_device {
   // max_subslices. 0 when unknown (no per-XeCore variables then).
   unsigned subslice_stride = 0;
   // Hardware threads per EU. Not in the topology query; 7 on Gen8 .. Gen12,
-  // 8 on Xe-HPG (DG2) and Meteor Lake (the device info tables of Mesa/IGT).
+  // 8 on Xe-HPG (DG2), Meteor Lake and Xe2/Xe3 (docs/expressions.md).
   std::uint64_t threads_per_eu = 7;
   std::uint64_t revision = 0;
+  // Units of Xe2 and later that neither DEVICE_INFO nor DEVICE_TOPOLOGY
+  // describes (the Xe driver's L3-bank topology and engine list do): 0 means
+  // unknown, and the metrics that read them are dropped unless the caller
+  // gives a value (docs/expressions.md, "Device variables").
+  std::uint64_t l3_bank_count = 0;         // L3BankTotalCount
+  std::uint64_t l3_node_count = 0;         // L3NodeTotalCount
+  std::uint64_t sqidi_count = 0;           // SqidiTotalCount
+  std::uint64_t compute_engine_count = 0;  // ComputeEngineTotalCount
+  std::uint64_t copy_engine_count = 0;     // CopyEngineTotalCount
+  std::uint64_t geometry_pipe_count = 0;   // GeometryPipeTotalCount
+  std::uint64_t depth_pipe_count = 0;      // DepthPipeTotalCount
+  std::uint64_t color_pipe_count = 0;      // ColorPipeTotalCount
 
   bool has_topology() const noexcept { return eu_count != 0; }
 };
@@ -43,8 +57,10 @@ struct intel_device {
 inline intel_device device_of(intel::platform p) {
   intel_device d;
   d.timestamp_frequency_hz = intel::info(p).timestamp_frequency_hz;
-  const intel::generation g = intel::info(p).gen;
-  if (g == intel::generation::gen12_5 || g == intel::generation::gen12_7) d.threads_per_eu = 8;
+  // Eight threads per EU (XVE) from Xe-HPG on: IGT sets 8 for DG2 (and PVC)
+  // and leaves its default 7 on Xe2; Mesa's device tables and Intel's
+  // metrics-discovery say 8 for Xe2/Xe3 (docs/expressions.md).
+  if (intel::info(p).gen >= intel::generation::gen12_5) d.threads_per_eu = 8;
   return d;
 }
 
@@ -71,11 +87,38 @@ inline intel_device device_of(const intel::recording& rec) {
       if (!t->slice_available(s)) continue;
       d.slice_mask |= 1ull << s;
       for (unsigned ss = 0; ss < t->max_subslices; ++ss) {
+        if (!t->subslice_available(s, ss)) continue;
         const unsigned bit = s * t->max_subslices + ss;
-        if (bit < 64 && t->subslice_available(s, ss)) d.subslice_mask |= 1ull << bit;
+        if (bit < 64) d.subslice_mask |= 1ull << bit;
+        // EUs of present subslices only: the Xe recorder repeats one EU mask
+        // for every subslice slot, fused-off ones included (FACTS-xe §7), and
+        // IGT counts the EUs of present subslices.
+        for (unsigned eu = 0; eu < t->max_eus_per_subslice; ++eu) {
+          d.eu_count += t->eu_available(s, ss, eu) ? 1 : 0;
+        }
       }
     }
-    d.eu_count = t->eu_count();
+  }
+  return d;
+}
+
+// An xe-perf recording: DEVICE_INFO and the one-slice DSS topology IGT's Xe
+// recorder writes. Its EU count is the EU-mask bits of the present XeCores,
+// taken as they are: on Xe2/Xe3 a kernel with the SIMD16 topology query
+// reports one bit per vector engine, which is what the formulas divide by
+// (docs/expressions.md, "Xe2/Xe3: decisions").
+inline intel_device device_of(const intel::xe_recording& rec) {
+  intel_device d = device_of(rec.device_platform());
+  const intel::xe_device_variables v = rec.device_variables();
+  d.timestamp_frequency_hz = v.timestamp_frequency_hz;
+  d.gt_min_frequency_hz = v.gt_min_frequency_hz;
+  d.gt_max_frequency_hz = v.gt_max_frequency_hz;
+  d.revision = v.revision;
+  if (v.has_topology) {
+    d.slice_mask = v.slice_mask;
+    d.subslice_mask = v.dss_mask;
+    d.subslice_stride = v.dss_stride;
+    d.eu_count = v.eu_count;
   }
   return d;
 }
@@ -92,6 +135,18 @@ inline device_values to_device_values(const intel_device& d) {
   v["QueryMode"] = u(0);  // a periodic OA stream, not a query
   if (d.gt_min_frequency_hz != 0) v["GpuMinFrequency"] = u(d.gt_min_frequency_hz);
   if (d.gt_max_frequency_hz != 0) v["GpuMaxFrequency"] = u(d.gt_max_frequency_hz);
+  for (const auto& [name, count] :
+       {std::pair{"L3BankTotalCount", d.l3_bank_count},
+        std::pair{"L3NodeTotalCount", d.l3_node_count}, std::pair{"SqidiTotalCount", d.sqidi_count},
+        std::pair{"ComputeEngineTotalCount", d.compute_engine_count},
+        std::pair{"CopyEngineTotalCount", d.copy_engine_count},
+        std::pair{"GeometryPipeTotalCount", d.geometry_pipe_count},
+        std::pair{"DepthPipeTotalCount", d.depth_pipe_count},
+        std::pair{"ColorPipeTotalCount", d.color_pipe_count}}) {
+    if (count != 0) v[name] = u(count);
+  }
+  // Threads per EU are the platform's, topology or not.
+  for (const char* n : {"EuThreadsCount", "VectorEngineThreadsCount"}) v[n] = u(d.threads_per_eu);
   if (!d.has_topology()) return v;
   const auto slices = static_cast<std::uint64_t>(std::popcount(d.slice_mask));
   const auto subslices = static_cast<std::uint64_t>(std::popcount(d.subslice_mask));
@@ -100,7 +155,6 @@ inline device_values to_device_values(const intel_device& d) {
   for (const char* n : {"EuSubslicesTotalCount", "EuDualSubslicesTotalCount", "XeCoreTotalCount"}) {
     v[n] = u(subslices);
   }
-  for (const char* n : {"EuThreadsCount", "VectorEngineThreadsCount"}) v[n] = u(d.threads_per_eu);
   for (const char* n : {"SliceMask", "GtSliceMask"}) v[n] = u(d.slice_mask);
   for (const char* n : {"SubsliceMask", "DualSubsliceMask", "GtSubsliceMask", "GtDualSubsliceMask",
                         "XeCoreMask", "GtXeCoreMask"}) {
@@ -108,6 +162,13 @@ inline device_values to_device_values(const intel_device& d) {
   }
   // EUs of one XeCore (IGT maps this name to the XeCore count; see the docs).
   v["VectorEnginePerXeCoreCount"] = u(subslices == 0 ? 0 : d.eu_count / subslices);
+  // GtXeCore<x> (the Xe2 files' availability conditions): XeCore x of the
+  // whole GPU, bit x of the subslice mask. The Xe driver reports one slice,
+  // so this is IGT's "DSS x of slice 0" there and metrics-discovery's flat
+  // XeCore mask everywhere.
+  for (unsigned x = 0; x < max_named_xecores; ++x) {
+    v["GtXeCore" + std::to_string(x)] = u((d.subslice_mask >> x) & 1);
+  }
   if (d.subslice_stride == 0) return v;
   // Per slice and per subslice/XeCore: 1 when present. Indices past the
   // topology read 0, as IGT's slice/subslice availability helpers do.

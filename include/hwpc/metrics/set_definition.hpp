@@ -93,15 +93,27 @@ inline const std::vector<std::string>& intel_device_variables() {
       "GpuMaxFrequency",
       "SkuRevisionId",
       "QueryMode",
+      // Xe2 and later (oa-lnl.xml, oa-bmg.xml): units a recording's topology
+      // does not describe; they get a value only when the caller knows it.
+      "L3BankTotalCount",
+      "L3NodeTotalCount",
+      "SqidiTotalCount",
+      "ComputeEngineTotalCount",
+      "CopyEngineTotalCount",
+      "GeometryPipeTotalCount",
+      "DepthPipeTotalCount",
+      "ColorPipeTotalCount",
   };
   return names;
 }
 
 // GtSlice<s>, GtSlice<s>XeCore<x> and GtSlice<s>DualSubslice<x>: 1 when that
-// slice / subslice is present. Indices up to these bounds are device
+// slice / subslice is present; GtXeCore<x> (the Xe2 files): 1 when XeCore x
+// of the whole GPU is present. Indices up to these bounds are device
 // variables (metrics/intel_device.hpp gives them all a value).
 inline constexpr unsigned max_named_slices = 8;
 inline constexpr unsigned max_named_subslices = 16;
+inline constexpr unsigned max_named_xecores = 64;
 
 constexpr bool is_intel_topology_variable(std::string_view n) noexcept {
   auto index = [&n](unsigned bound) -> bool {
@@ -112,6 +124,10 @@ constexpr bool is_intel_topology_variable(std::string_view n) noexcept {
     n.remove_prefix(k);
     return true;
   };
+  if (n.starts_with("GtXeCore")) {
+    n.remove_prefix(8);
+    return index(max_named_xecores) && n.empty();
+  }
   if (!n.starts_with("GtSlice")) return false;
   n.remove_prefix(7);
   if (!index(max_named_slices)) return false;
