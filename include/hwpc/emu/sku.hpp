@@ -279,43 +279,44 @@ inline constexpr std::array<sku, 23> sku_table{{
      300,
      2250,
      8},
-    // Xe2/Xe3 (Xe driver): one slice, the DSS (Xe-core) mask, 16 legacy EUs
-    // per Xe-core in the masks (8 XVEs). Part counts are the parts' public
-    // specifications; how many DSS positions the hwconfig reports and which
-    // are fused off are INFERRED (docs/emulator.md "Platforms").
+    // Xe2/Xe3 (Xe driver): one slice, the DSS (Xe-core) mask, one EU-mask
+    // bit per vector engine (8 XVEs per Xe-core), as kernels with the SIMD16
+    // topology query report it (docs/expressions.md, "EU count" under the Xe2 decisions). Part
+    // counts are the parts' public specifications; how many DSS positions the hwconfig reports and
+    // which are fused off are INFERRED (docs/emulator.md "Platforms").
     {intel::platform::lnl,
      "Lunar Lake (Arc 140V, 8 Xe2-cores, 64 XVEs)",
      1,
      8,
-     16,
+     8,
      all_subslices(1, 8),
      {},
      400,
      2050,
      8,
-     2},
+     1},
     {intel::platform::bmg,
      "Battlemage G21 (Arc B580, 20 Xe2-cores, 160 XVEs)",
      1,
      32,
-     16,
+     8,
      all_subslices(1, 20),
      {},
      400,
      2670,
      8,
-     2},
+     1},
     {intel::platform::ptl,
      "Panther Lake (Arc B390, 12 Xe3-cores, 96 XVEs)",
      1,
      16,
-     16,
+     8,
      all_subslices(1, 12),
      {},
      400,
      2500,
      8,
-     2},
+     1},
 }};
 
 // Every platform of intel::platform has a part (kept as a check for callers
