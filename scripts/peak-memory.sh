@@ -113,12 +113,13 @@ PY
 # Mali inputs of MIB MiB in $work: mali_vinstr.hwpc, mali_kinstr.hwpc.
 mali_inputs() {
   local mib=$1
-  # 1 MiB of samples: vinstr records are 32 + 7 * 256 bytes, kinstr samples
-  # 10 items of 48 bytes and 7 blocks of 64 u64 values.
-  "$tool" mali emulate --gpu Mali-G78 --l2-slices 2 --core-mask 0xf --samples 568 --seed 5 \
+  # 1 MiB of samples, 8 blocks each (front-end, tiler, 2 L2 slices, 4 cores):
+  # vinstr records of 32 + 8 * 256 bytes, kinstr samples of 11 items of 48
+  # bytes and 8 blocks of 64 u64 values.
+  "$tool" mali emulate --gpu Mali-G78 --l2-slices 2 --core-mask 0xf --samples 504 --seed 5 \
     --out "$work/v1.hwpc"
   "$tool" mali emulate --gpu Mali-G78 --reader kinstr --l2-slices 2 --core-mask 0xf \
-    --samples 251 --seed 5 --out "$work/k1.hwpc"
+    --samples 226 --seed 5 --out "$work/k1.hwpc"
   python3 - "$work" "$mib" <<'PY'
 import struct, sys
 work, mib = sys.argv[1], int(sys.argv[2])

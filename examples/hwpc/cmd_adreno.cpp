@@ -159,12 +159,14 @@ class printer : public adreno::rd::capture_sink {
 // and unlinked at once: the decompressed bytes are file pages, not heap, so
 // memory does not grow with them.
 result<mapped_file> inflate_to_temp(byte_span gz) {
-  const char* dir = std::getenv("TMPDIR");
-  std::string tmp = std::string(dir != nullptr && *dir != 0 ? dir : "/tmp") + "/hwpc-adreno-XXXXXX";
+  const char* env = std::getenv("TMPDIR");
+  const std::string dir = env != nullptr && *env != 0 ? env : "/tmp";
+  std::string tmp = dir + "/hwpc-adreno-XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) {
     return make_error(errc::io, 0,
-                      "cannot create a file for the decompressed data (" + tmp + "; set TMPDIR)");
+                      "cannot create a file in " + dir +
+                          " for the decompressed data (TMPDIR names another directory)");
   }
   std::FILE* f = ::fdopen(fd, "wb");
   if (f == nullptr) {
