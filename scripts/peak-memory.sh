@@ -11,7 +11,8 @@
 #           i915 stream).
 #   adreno: the A5xx query sequences of tests/adreno_seed.hpp, as raw dwords,
 #           as hex text, and in an .rd capture (one submit per MiB: GPUADDR,
-#           BUFFER_CONTENTS, CMDSTREAM_ADDR), each listed in full.
+#           BUFFER_CONTENTS, CMDSTREAM_ADDR), plain and gzip-compressed (MiB is
+#           then the decompressed size), each listed in full.
 #   mali:   an emulated Mali-G78 capture file (2 L2 slices, 4 cores), vinstr,
 #           and kinstr_prfcnt with each copy's values offsets moved to it.
 # Peak RssAnon is sampled from /proc/PID/status every 5 ms; VmHWM (all
@@ -99,7 +100,8 @@ with open(work + '/adreno.txt', 'w') as f:
 def section(t, payload):
     return struct.pack('<II', t, len(payload)) + payload
 body = (1 << 20) - 8 - 20 - 8 - 20
-buf = (unit * (body // len(unit) + 1))[:body - body % 4]
+buf = unit * (body // len(unit))
+buf += b'\0' * (body - len(buf))  # whole sequences, then padding
 with open(work + '/adreno.rd', 'wb') as f:
     f.write(section(13, struct.pack('<I', 540)))
     for k in range(mib):
@@ -187,6 +189,8 @@ for mib in "${sizes[@]}"; do
     run "adreno bin (listing)" "$mib" adreno "$work/adreno.bin"
     run "adreno hex (listing)" "$mib" adreno "$work/adreno.txt"
     run "adreno rd (listing)" "$mib" adreno "$work/adreno.rd"
+    gzip -1 -c "$work/adreno.rd" >"$work/adreno.rd.gz"
+    TMPDIR=$work run "adreno rd.gz (listing)" "$mib" adreno "$work/adreno.rd.gz"
     rm -f "$work"/adreno.*
   fi
   if want mali; then

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -124,6 +125,21 @@ TEST_F(AdrenoTool, RdCaptureFollowsTheIndirectBuffer) {
   ASSERT_EQ(z.status, 0) << z.out;
   EXPECT_EQ(z.out, hwpc::testing::run_tool("adreno --queries " + file, true).out);
   EXPECT_NE(z.out.find("occlusion end"), std::string::npos);
+  // The decompressed capture goes to a temporary file in TMPDIR (flat memory);
+  // a TMPDIR where none can be made is an i/o error naming it, and nothing is left behind.
+  const auto missing = (dir_ / "no-such-dir").string();
+  auto t = hwpc::testing::run_command("TMPDIR=" + missing + " " + std::string(HWPC_TOOL_PATH) +
+                                      " adreno --queries " + gz + " 2>&1");
+  EXPECT_EQ(t.status, 2);
+  EXPECT_NE(t.out.find("i/o error at byte offset 0: cannot create a file in " + missing),
+            std::string::npos)
+      << t.out;
+  auto local = hwpc::testing::run_command("TMPDIR=" + dir_.string() + " " +
+                                          std::string(HWPC_TOOL_PATH) + " adreno --queries " + gz);
+  EXPECT_EQ(local.out, z.out);
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().filename().string().rfind("hwpc-adreno-", 0), std::string::npos) << e.path();
+  }
 #else
   auto z = hwpc::testing::run_tool("adreno --queries " + gz);
   EXPECT_EQ(z.status, 2);

@@ -160,7 +160,7 @@ inline result<hex_dwords> parse_hex_text(std::string_view text) {
 // bookmark (a hex_reader copy) every `stride` dwords, and a few cursors that
 // move forwards, so lookups in increasing order (packets, events, issues,
 // each in stream order) re-read each line about once per cursor. Memory is
-// one bookmark per stride dwords: 64 KiB of bookmarks for a gigabyte of text.
+// one bookmark per stride dwords: under 100 KiB for a gigabyte of text.
 class hex_offset_index {
  public:
   static constexpr std::size_t stride = std::size_t{1} << 16;
