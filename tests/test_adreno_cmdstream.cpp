@@ -50,7 +50,7 @@ TEST(AdrenoCmdstream, WalksAllSeedSequences) {
 }
 
 TEST(AdrenoCmdstream, EmptyStreamHasNoPackets) {
-  auto r = read_packets({});
+  auto r = read_packets(hwpc::byte_span{});
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->empty());
 }
@@ -58,7 +58,8 @@ TEST(AdrenoCmdstream, EmptyStreamHasNoPackets) {
 // Reading `dws` fails with `code` at byte `offset`.
 template <class Dwords>
 void expect_error_at(const Dwords& dws, hwpc::errc code, std::size_t offset) {
-  auto r = read_packets(bytes_of(dws));
+  const auto bytes = bytes_of(dws);
+  auto r = read_packets(bytes);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error_value().code, code);
   EXPECT_EQ(r.error_value().offset, offset);
@@ -92,7 +93,8 @@ TEST(AdrenoCmdstream, CountPastTheEndNamesTheHeaderOffset) {
   auto dws = adreno_seed::timestamp_begin;
   dws.pop_back();  // CP_MEM_TO_MEM at byte 24 loses its last dword
   expect_error_at(dws, hwpc::errc::truncated, 24);
-  auto r = read_packets(bytes_of(dws));
+  const auto bytes = bytes_of(dws);
+  auto r = read_packets(bytes);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error_value().describe(),
             "truncated at byte offset 24: packet needs 9 payload dwords, 8 remain");
@@ -162,7 +164,8 @@ TEST(AdrenoCmdstream, SingleBitFlipsFailAtAHeader) {
   for (std::size_t bit = 0; bit < all.size() * 32; ++bit) {
     auto dws = all;
     dws[bit / 32] ^= 1u << (bit % 32);
-    auto r = read_packets(bytes_of(dws));
+    const auto bytes = bytes_of(dws);
+    auto r = read_packets(bytes);
     if (!r) {
       EXPECT_EQ(r.error_value().offset % 4, 0u);
       EXPECT_LE(r.error_value().offset, (bit / 32) * 4);

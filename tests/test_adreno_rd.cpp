@@ -225,7 +225,7 @@ TEST(AdrenoRd, FramingErrorsAndStraySections) {
 
   recorder e;
   rd::capture_reader empty(e);
-  auto er = empty.read({});
+  auto er = empty.read(hwpc::byte_span{});
   ASSERT_FALSE(er);
   EXPECT_EQ(er.error_value().code, hwpc::errc::empty_input);
 }

@@ -155,6 +155,31 @@ TEST(AdrenoRecognise, PairingIsNotQuadratic) {
   EXPECT_LT(s, 5.0);  // 79 s with the quadratic pairing
 }
 
+// Found by fuzzing (tests/fuzz/regress/adreno): one register write that
+// selects two counters yields two events that share their packet, between
+// sequences that do not overlap them. The fuzz target had required every
+// event to start after the one before ended.
+TEST(AdrenoRecognise, EventsShareAPacketOnlyWhenOneWriteSelectsSeveralCounters) {
+  const dwords d = adreno_rd::cat(
+      {adreno_seed::occlusion_begin, {pkt4(0x0cd5, 2), 3, 4}, adreno_seed::timestamp_begin});
+  const auto bytes = bytes_of(d);
+  auto r = recognise(hwpc::byte_span(bytes));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_EQ((*r)[0].op, query_op::occlusion_begin);
+  EXPECT_EQ((*r)[0].packet_index, 0u);
+  EXPECT_EQ((*r)[0].packet_count, 3u);
+  for (std::size_t i : {1u, 2u}) {
+    EXPECT_EQ((*r)[i].op, query_op::counter_select);
+    EXPECT_EQ((*r)[i].packet_index, 3u);
+    EXPECT_EQ((*r)[i].packet_count, 1u);
+    EXPECT_EQ((*r)[i].offset, 4u * adreno_seed::occlusion_begin.size());
+  }
+  EXPECT_NE(describe((*r)[1]), describe((*r)[2]));
+  EXPECT_EQ((*r)[3].op, query_op::timestamp);
+  EXPECT_EQ((*r)[3].packet_index, 4u);
+}
+
 TEST(AdrenoRecognise, CounterSelectAndSample) {
   const dwords d = {
       pkt4(0x0bb1, 1),

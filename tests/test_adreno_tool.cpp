@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -124,6 +126,21 @@ TEST_F(AdrenoTool, RdCaptureFollowsTheIndirectBuffer) {
   ASSERT_EQ(z.status, 0) << z.out;
   EXPECT_EQ(z.out, hwpc::testing::run_tool("adreno --queries " + file, true).out);
   EXPECT_NE(z.out.find("occlusion end"), std::string::npos);
+  // The decompressed capture goes to a temporary file in TMPDIR (flat memory);
+  // a TMPDIR where none can be made is an i/o error naming it, and nothing is left behind.
+  const auto missing = (dir_ / "no-such-dir").string();
+  auto t = hwpc::testing::run_command("TMPDIR=" + missing + " " + std::string(HWPC_TOOL_PATH) +
+                                      " adreno --queries " + gz + " 2>&1");
+  EXPECT_EQ(t.status, 2);
+  EXPECT_NE(t.out.find("i/o error at byte offset 0: cannot create a file in " + missing),
+            std::string::npos)
+      << t.out;
+  auto local = hwpc::testing::run_command("TMPDIR=" + dir_.string() + " " +
+                                          std::string(HWPC_TOOL_PATH) + " adreno --queries " + gz);
+  EXPECT_EQ(local.out, z.out);
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().filename().string().rfind("hwpc-adreno-", 0), std::string::npos) << e.path();
+  }
 #else
   auto z = hwpc::testing::run_tool("adreno --queries " + gz);
   EXPECT_EQ(z.status, 2);
@@ -211,6 +228,43 @@ TEST_F(AdrenoTool, MemoryStaysFlatOnALargeStream) {
   ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &ru), 0);
   // The 32 MiB file is mapped (file-backed pages count in RSS); allow 48 MiB more.
   EXPECT_LT(ru.ru_maxrss, (32 + 48) * 1024L) << "max RSS " << ru.ru_maxrss << " KiB";
+}
+
+TEST_F(AdrenoTool, HexTextMemoryStaysFlat) {
+  // 48 MiB of hex text: the seed's four query sequences over and over, 9
+  // bytes of text per dword. Holding the dwords and an offset per dword
+  // took 12 bytes of heap per 9 bytes of text (64 MiB here).
+  const auto seq = adreno_seed::concat({adreno_seed::occlusion_begin, adreno_seed::timestamp_begin,
+                                        adreno_seed::timestamp_end, adreno_seed::occlusion_end});
+  std::string line;
+  char word[16];
+  for (std::uint32_t d : seq) {
+    std::snprintf(word, sizeof word, "%08x ", static_cast<unsigned>(d));
+    line += word;
+  }
+  line.back() = '\n';
+  std::string text;
+  const std::size_t copies = (std::size_t{48} << 20) / line.size();
+  text.reserve(copies * line.size());
+  for (std::size_t i = 0; i < copies; ++i) text += line;
+  const auto file = write_text("big.txt", text);
+  text = {};
+  std::vector<std::uint32_t> dws;
+  for (std::size_t i = 0; i < 1000; ++i) dws.insert(dws.end(), seq.begin(), seq.end());
+  const auto bin = write("thousand.bin", dws);
+  // ASan's quarantine would keep freed strings resident in a sanitizer build.
+  // The event lines are counted: those of the same dwords as binary, copy for copy.
+  auto q = hwpc::testing::run_command("ASAN_OPTIONS=quarantine_size_mb=1 " +
+                                      std::string(HWPC_TOOL_PATH) + " adreno --queries " + file +
+                                      " 2>/dev/null | wc -l");
+  ASSERT_EQ(q.status, 0);
+  rusage ru{};
+  ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &ru), 0);
+  // The 48 MiB file is mapped (file-backed pages count in RSS); allow 48 MiB more.
+  EXPECT_LT(ru.ru_maxrss, (48 + 48) * 1024L) << "max RSS " << ru.ru_maxrss << " KiB";
+  auto qb = hwpc::testing::run_tool("adreno --queries " + bin + " | wc -l", true);
+  ASSERT_EQ(qb.status, 0);
+  EXPECT_EQ(std::stoull(q.out), std::stoull(qb.out) / 1000 * copies);
 }
 
 TEST_F(AdrenoTool, UsageErrorsExitOne) {

@@ -10,12 +10,21 @@
 #include <utility>
 #include <vector>
 
+#include "adreno_rd_writer.hpp"
+#include "adreno_seed.hpp"
 #include "capture_test_util.hpp"
+#include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/rd.hpp"
+#include "hwpc/adreno/rd_capture.hpp"
 #include "hwpc/expr.hpp"
 #include "hwpc/intel.hpp"
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/i915_stream.hpp"
 #include "hwpc/intel/oa_ring.hpp"
+#include "hwpc/intel/xe_stream.hpp"
+#include "hwpc/mali/gpu.hpp"
+#include "hwpc/mali/gpus/index.hpp"
+#include "hwpc/mali/rows.hpp"
 
 namespace {
 
@@ -77,6 +86,79 @@ TEST(RobustnessApi, NamedSourcesStillWork) {
     }
   }
   EXPECT_EQ(intervals, 2u);
+}
+
+// The Xe OA stream keeps pointers to its format and bytes.
+template <class F, class B>
+concept xe_make_accepts = requires(F&& f, B&& b) {
+  xe_stream::make(std::forward<B>(b), std::forward<F>(f));
+};
+static_assert(xe_make_accepts<const xe_format&, byte_span>);
+static_assert(xe_make_accepts<const xe_format&, const std::vector<std::byte>&>);
+static_assert(!xe_make_accepts<xe_format, byte_span>);
+static_assert(!xe_make_accepts<const xe_format, byte_span>);
+static_assert(!xe_make_accepts<const xe_format&, std::vector<std::byte>>);
+
+// Adreno: cursors view the bytes; packets point into them; a capture reader
+// keeps the submit's buffers (spans into its input) between sections.
+static_assert(std::is_constructible_v<adreno::packet_cursor, byte_span>);
+static_assert(std::is_constructible_v<adreno::packet_cursor, const std::vector<std::byte>&>);
+static_assert(!std::is_constructible_v<adreno::packet_cursor, std::vector<std::byte>>);
+static_assert(std::is_constructible_v<adreno::rd::section_cursor, const std::vector<std::byte>&>);
+static_assert(!std::is_constructible_v<adreno::rd::section_cursor, std::vector<std::byte>>);
+template <class B>
+concept read_packets_accepts = requires(B&& b) {
+  adreno::read_packets(std::forward<B>(b));
+};
+static_assert(read_packets_accepts<const std::vector<std::byte>&>);
+static_assert(read_packets_accepts<byte_span>);
+static_assert(!read_packets_accepts<std::vector<std::byte>>);
+template <class B>
+concept rd_read_accepts = requires(adreno::rd::capture_reader& r, B&& b) {
+  r.read(std::forward<B>(b));
+};
+static_assert(rd_read_accepts<const std::vector<std::byte>&>);
+static_assert(rd_read_accepts<byte_span>);
+static_assert(!rd_read_accepts<std::vector<std::byte>>);
+// Sinks are taken by non-const reference: a temporary sink never binds.
+static_assert(!std::is_constructible_v<adreno::rd::capture_reader, adreno::rd::capture_sink&&>);
+
+// Mali rows: the builder's product must outlive it.
+static_assert(std::is_constructible_v<mali::row_builder, const mali::gpu_product&,
+                                      const mali::evaluator*, bool>);
+static_assert(
+    !std::is_constructible_v<mali::row_builder, mali::gpu_product, const mali::evaluator*, bool>);
+
+TEST(RobustnessApi, NamedXeAdrenoAndMaliSourcesStillWork) {
+  const xe_format& f = *find_xe_format(platform::lnl, "PEC64u64");
+  const std::vector<std::byte> reports(2 * f.layout.size, std::byte{1});
+  auto xs = xe_stream::make(reports, f, {{f.layout.size, xe_oa_status::report_lost}});
+  ASSERT_TRUE(xs) << xs.error_value().describe();
+  EXPECT_EQ(xs->events(), 3u);
+
+  const auto stream = adreno_seed::bytes_of(adreno_seed::timestamp_begin);
+  auto packets = adreno::read_packets(stream);
+  ASSERT_TRUE(packets);
+  adreno::packet_cursor c(stream);
+  ASSERT_FALSE(c.done());
+  EXPECT_EQ(c.next()->offset, 0u);
+
+  adreno_rd::writer w;
+  w.gpu_id(540);
+  w.buffer(0x1000, adreno_seed::timestamp_begin);
+  w.cmdstream(0x1000, static_cast<std::uint32_t>(adreno_seed::timestamp_begin.size()));
+  struct counting_sink : adreno::rd::capture_sink {
+    std::size_t packets = 0;
+    void on_packet(const adreno::walked_packet&) override { ++packets; }
+    void on_issue(const error&) override {}
+  } sink;
+  adreno::rd::capture_reader reader(sink);
+  ASSERT_TRUE(reader.read(w.bytes));
+  EXPECT_EQ(sink.packets, packets->size());
+
+  const mali::gpu_product& g72 = *mali::find_product(0x6001);
+  mali::row_builder b(g72, nullptr, false);
+  EXPECT_EQ(b.schema().counters.size(), g72.table->counters.size());
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 // rows through the shared writers instead. docs/adreno.md.
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,7 +71,7 @@ class printer : public adreno::rd::capture_sink {
 
   void on_packet(const adreno::walked_packet& w) override {
     if (listing_) print_packet(w);
-    rec_.push(w.pkt);
+    rec_.push(stable(w.pkt));
     rec_.release([this](const adreno::query_event& ev) { print_event(ev); });
   }
   void on_issue(const error& e) override {
@@ -111,6 +114,17 @@ class printer : public adreno::rd::capture_sink {
   std::size_t issues() const noexcept { return issues_; }
 
  private:
+  // The recogniser looks back over a few packets after the walker has moved
+  // on: it gets copies, kept in a ring one longer than its window, so input
+  // read piece by piece (hex text) can be freed as soon as it is walked.
+  adreno::packet stable(const adreno::packet& p) {
+    std::vector<std::byte>& slot = ring_[next_slot_++ % ring_.size()];
+    slot.assign(p.payload.begin(), p.payload.end());
+    adreno::packet q = p;
+    q.payload = slot;
+    return q;
+  }
+
   // Events are printed as soon as they are final, so nothing but the events
   // behind an unpaired timestamp (at most `hold` of them) is kept. In the
   // listing they follow the packets they explain, marked "=>".
@@ -152,6 +166,8 @@ class printer : public adreno::rd::capture_sink {
   std::string path_;
   std::function<std::size_t(std::size_t)> map_;
   adreno::recogniser rec_{std::size_t{1} << 16};
+  std::array<std::vector<std::byte>, adreno::recogniser::window_size + 1> ring_;
+  std::size_t next_slot_ = 0;
   std::size_t issues_ = 0, notes_ = 0;
 };
 
@@ -223,6 +239,40 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
   return exit_ok;
 }
 
+#ifdef HWPC_HAVE_ZLIB
+// gzip input inflated into a temporary file (in TMPDIR, else /tmp), mapped,
+// and unlinked at once: the decompressed bytes are file pages, not heap, so
+// memory does not grow with them.
+result<mapped_file> inflate_to_temp(byte_span gz) {
+  const char* env = std::getenv("TMPDIR");
+  const std::string dir = env != nullptr && *env != 0 ? env : "/tmp";
+  std::string tmp = dir + "/hwpc-adreno-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    return make_error(errc::io, 0,
+                      "cannot create a file in " + dir +
+                          " for the decompressed data (TMPDIR names another directory)");
+  }
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (f == nullptr) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return make_error(errc::io, 0, "cannot write the decompressed data to " + tmp);
+  }
+  auto n = adreno::gunzip_to(
+      gz, [f](byte_span b) { return std::fwrite(b.data(), 1, b.size(), f) == b.size(); });
+  const bool closed = std::fclose(f) == 0;
+  if (!n || !closed) {
+    ::unlink(tmp.c_str());
+    if (!n) return n.error_value();
+    return make_error(errc::io, 0, "cannot write the decompressed data to " + tmp);
+  }
+  auto m = mapped_file::open(tmp);
+  ::unlink(tmp.c_str());
+  return m;
+}
+#endif
+
 }  // namespace
 
 int cmd_adreno(const std::vector<std::string>& args) {
@@ -258,13 +308,13 @@ int cmd_adreno(const std::vector<std::string>& args) {
     return fail("adreno", path + ": " + make_error(errc::empty_input, 0, "empty file").describe(),
                 exit_bad_input);
   }
-  std::vector<std::byte> inflated;
+  std::optional<mapped_file> inflated;
   if (adreno::is_gzip(data)) {
 #ifdef HWPC_HAVE_ZLIB
-    auto z = adreno::gunzip(data);
+    auto z = inflate_to_temp(data);
     if (!z) return fail("adreno", path + ": " + z.error_value().describe(), exit_bad_input);
-    inflated = std::move(*z);
-    data = inflated;
+    inflated.emplace(std::move(*z));
+    data = inflated->bytes();
     if (data.empty()) {
       return fail("adreno",
                   path + ": " + make_error(errc::empty_input, 0, "empty after gunzip").describe(),
@@ -299,14 +349,38 @@ int cmd_adreno(const std::vector<std::string>& args) {
     issues = pr.issues();
     stats = reader.walk();
   } else if (kind == "hex") {
+    // Read twice, in constant memory: once to check the text (a syntax error
+    // fails before any output) and bookmark it for offsets, once to walk its
+    // dwords a piece at a time.
     const std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
-    auto hd = adreno::parse_hex_text(text);
-    if (!hd) return fail("adreno", path + ": " + hd.error_value().describe(), exit_bad_input);
-    const adreno::hex_dwords& h = *hd;
-    printer pr(out, listing, path,
-               [&h, &text](std::size_t o) { return h.text_offset(o, text.size()); });
+    adreno::hex_offset_index index;
+    auto n = index.build(text);
+    if (!n) return fail("adreno", path + ": " + n.error_value().describe(), exit_bad_input);
+    printer pr(out, listing, path, [&index](std::size_t o) { return index.text_offset(o); });
     adreno::walker w(pr, nullptr);
-    w.walk(h.bytes, 0, 0);
+    w.set_input_bytes(4 * *n);
+    adreno::hex_reader reader(text);
+    constexpr std::size_t piece_bytes = std::size_t{1} << 20;  // > the largest packet (128 KiB)
+    std::vector<std::byte> piece;
+    std::size_t walked = 0;  // bytes of dwords walked before `piece`
+    for (bool end = false; !end;) {
+      std::uint32_t v = 0;
+      std::size_t at = 0;
+      while (piece.size() < piece_bytes) {
+        auto more = reader.next(v, at);  // no error: index.build() read it all
+        if (!more || !*more) {
+          end = true;
+          break;
+        }
+        const std::size_t b = piece.size();
+        piece.resize(b + 4);
+        store_le32(piece.data() + b, v);
+      }
+      const std::size_t cut = end ? piece.size() : adreno::flat_walk_prefix(piece);
+      w.walk(byte_span(piece).first(cut), walked, walked);
+      walked += cut;
+      piece.erase(piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(cut));
+    }
     pr.finish();
     issues = pr.issues();
     stats = w.stats();

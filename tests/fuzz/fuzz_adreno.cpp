@@ -2,9 +2,10 @@
 // interpreter (with a small mapped memory image), and the query recogniser.
 // Invariants: errors name the offset of a header inside the input; packets
 // tile the input exactly up to an error; recognised events point at packet
-// boundaries inside the input, in stream order; the interpreter stops with
-// a value, never a crash; query-result rows lie inside the input and their
-// accounting balances.
+// boundaries inside the input, in stream order (sharing a first packet, or
+// one after another); the interpreter stops with a value, never a crash;
+// query-result rows lie inside the input and their accounting balances.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -44,12 +45,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (all) {
     FUZZ_CHECK(all->size() == n, "read_packets count");
     const auto events = recognise(std::span<const packet>(*all));
-    std::size_t last = 0;
+    // One packet may yield several events (a register write that selects
+    // several counters, a CP_REG_TO_MEM that samples several): those share
+    // their first packet; otherwise an event starts after the one before ends.
+    std::size_t first = 0, end = 0;
     for (const query_event& ev : events) {
-      FUZZ_CHECK(ev.packet_index >= last, "events in stream order");
+      FUZZ_CHECK(ev.packet_index >= first, "events in stream order");
+      FUZZ_CHECK(ev.packet_index == first || ev.packet_index >= end,
+                 "events overlap only when they start at the same packet");
       FUZZ_CHECK(ev.packet_index + ev.packet_count <= all->size(), "event packets exist");
       FUZZ_CHECK(ev.offset == (*all)[ev.packet_index].offset, "event at its first packet");
-      last = ev.packet_index + ev.packet_count;
+      first = ev.packet_index;
+      end = std::max(end, ev.packet_index + ev.packet_count);
       (void)describe(ev);
     }
   }

@@ -1,8 +1,11 @@
 // Writes the fuzz targets' seed corpora into DIR/<target>/: captures from the
 // emulator in every report format (raw, i915 stream, recording, OA ring, with
 // faults), the A5xx query sequences of the Adreno seed, hand-built Mali
-// samples, and formulas and metric files written here. Each file starts with
-// the selector bytes its target reads (fuzz_common.hpp).
+// samples, formulas and metric files written here, Xe OA streams with loss
+// lists, Mali capture files and kinstr_prfcnt buffers from the Mali emulator,
+// and .rd captures (plain, gzip, hex text) and address spaces built with the
+// Adreno test writers. Each file starts with the selector bytes its target
+// reads (fuzz_common.hpp and each target's comment).
 //
 //   hwpc_fuzz_make_corpus DIR
 #include <cstdint>
@@ -12,10 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "../adreno_gzip_writer.hpp"
+#include "../adreno_rd_writer.hpp"
 #include "../adreno_seed.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/intel/formats.hpp"
+#include "hwpc/intel/formats_xe.hpp"
 #include "hwpc/intel/oa_ring.hpp"
+#include "hwpc/mali/emulate.hpp"
+#include "hwpc/mali/gpu.hpp"
+#include "hwpc/mali/gpus/index.hpp"
 
 namespace fs = std::filesystem;
 using bytes = std::vector<std::uint8_t>;
@@ -201,6 +210,164 @@ void adreno_streams() {
   put("adreno", "all", all);
 }
 
+// Xe OA streams: [format, base, losses, (how, offset, status)...] then whole
+// reports whose RPT_ID and TIME_STAMP (bytes 0 and 8 of the 64-bit header
+// formats, 0 and 4 of the others) count up.
+void xe_streams() {
+  const auto& all = hwpc::intel::xe_formats;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const std::size_t size = all[i].layout.size;
+    const bool wide = size != 256 && size != 64 && size != 128;
+    for (unsigned variant = 0; variant < 2; ++variant) {
+      bytes b{static_cast<std::uint8_t>(i), 0};
+      if (variant == 0) {
+        b.push_back(0);
+      } else {
+        b.push_back(2);
+        b.push_back(0x03);  // report-lost | buffer-overflow at report 2
+        append32(b, 2);
+        b.push_back(0x08);  // MMIO trigger queue full at the end (report 6)
+        append32(b, 6);
+      }
+      for (std::uint32_t r = 0; r < 6; ++r) {
+        bytes rep(size, 0);
+        const std::uint32_t id = 0x10 | r, ts = 1000 + 977 * r;
+        for (int k = 0; k < 4; ++k) {
+          rep[k] = static_cast<std::uint8_t>(id >> (8 * k));
+          rep[(wide ? 8 : 4) + k] = static_cast<std::uint8_t>(ts >> (8 * k));
+        }
+        for (std::size_t k = 32; k + 4 <= size; k += 4) rep[k] = static_cast<std::uint8_t>(r * k);
+        b.insert(b.end(), rep.begin(), rep.end());
+      }
+      put("xe_stream", std::string(all[i].name) + "_" + std::to_string(variant), b);
+    }
+  }
+}
+
+// Mali: emulated capture files (vinstr and kinstr_prfcnt, a few GPUs and
+// configurations) for mali_capture, and their kinstr_prfcnt buffers with the
+// selector bytes of mali_kinstr [product, L2 slices - 1, mode, mask].
+void mali_captures() {
+  namespace mali = hwpc::mali;
+  struct pick {
+    std::uint32_t product;
+    std::uint32_t slices;
+    std::uint64_t mask;
+  } picks[] = {{0x6001, 1, 0x5}, {0x9002, 2, 0xf}, {0xa002, 2, 0x3}, {0xc000, 1, 0x1}};
+  std::size_t n = 0;
+  for (const pick& p : picks) {
+    std::size_t index = 0;
+    while (mali::gpus::products[index].product_id != p.product) ++index;
+    const mali::gpu_product& g = mali::gpus::products[index];
+    for (bool kinstr : {false, true}) {
+      if (!kinstr && g.table->values_per_block != 64) continue;
+      mali::emulate_options o;
+      o.gpu_id = mali::gpu_id_of_product(g.product_id);
+      o.csf = mali::is_csf_product(g.product_id);
+      o.values_per_block = g.table->values_per_block;
+      o.kinstr = kinstr;
+      o.l2_slices = p.slices;
+      o.core_mask = p.mask;
+      o.samples = 3;
+      o.seed = 7 + n;
+      const mali::emulation e = mali::emulate(o);
+      bytes file;
+      for (std::byte x : e.file) file.push_back(static_cast<std::uint8_t>(x));
+      const std::string name = std::string(g.table->key) + (kinstr ? "_kinstr" : "_vinstr");
+      put("mali_capture", name, file);
+      if (kinstr) {
+        bytes b{static_cast<std::uint8_t>(index), static_cast<std::uint8_t>(p.slices - 1), 0,
+                static_cast<std::uint8_t>(p.mask)};
+        b.insert(b.end(), file.begin() + 64, file.end());
+        put("mali_kinstr", name, b);
+      }
+      ++n;
+    }
+  }
+}
+
+std::vector<std::uint32_t> seed_stream() {
+  return adreno_seed::concat({adreno_seed::occlusion_begin, adreno_seed::timestamp_begin,
+                              adreno_seed::timestamp_end, adreno_seed::occlusion_end});
+}
+bytes from_bytes(const std::vector<std::byte>& v) {
+  bytes b;
+  for (std::byte x : v) b.push_back(static_cast<std::uint8_t>(x));
+  return b;
+}
+
+// Adreno .rd captures: [mode] then the file. A submit whose command stream
+// calls an IB holding the seed's query sequences (plus a chain and padding),
+// in plain, gzip and hex-text form.
+void adreno_captures() {
+  using namespace adreno_rd;
+  const dwords queries = seed_stream();
+  const std::uint64_t top = 0x100000, inner = 0x200000, chained = 0x300000;
+  const dwords chain_target = cat({{pkt7(0x26, 0)}, {0, 0}});  // CP_WAIT_FOR_IDLE, padding
+  const dwords inner_ib = cat({queries,
+                               {pkt7(0x57, 3), static_cast<std::uint32_t>(chained), 0,
+                                static_cast<std::uint32_t>(chain_target.size())}});
+  const dwords top_ib = cat({ib(inner, static_cast<std::uint32_t>(inner_ib.size())), {0, 0}});
+  writer w;
+  w.gpu_id(540);
+  w.buffer(top, top_ib);
+  w.buffer(inner, inner_ib);
+  w.buffer(chained, chain_target);
+  w.cmdstream(top, static_cast<std::uint32_t>(top_ib.size()));
+  // A second submit: the old 8-byte GPUADDR form, and a stream the seed alone.
+  w.gpuaddr(0x400000, static_cast<std::uint32_t>(4 * queries.size()), true);
+  w.contents(queries);
+  w.cmdstream(0x400000, static_cast<std::uint32_t>(queries.size()));
+  bytes rd{0};
+  const bytes file = from_bytes(w.bytes);
+  rd.insert(rd.end(), file.begin(), file.end());
+  put("adreno_rd", "submits.rd", rd);
+  bytes gz{2};
+  const bytes packed = from_bytes(adreno_gz::gzip_stored(w.bytes));
+  gz.insert(gz.end(), packed.begin(), packed.end());
+  put("adreno_rd", "submits.rd.gz", gz);
+  std::string text = "\x01; the seed's query sequences\n";
+  char line[32];
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    if (i % 4 == 0) {
+      std::snprintf(line, sizeof line, "%s%04zx:", i ? "\n" : "", 4 * i);
+      text += line;
+    }
+    std::snprintf(line, sizeof line, " %08x", static_cast<unsigned>(queries[i]));
+    text += line;
+  }
+  text += "\n";
+  put_text("adreno_rd", "seed.txt", text);
+}
+
+// Address spaces for adreno_walk: [options, buffers, (where, len/4, len%4,
+// bytes)...] then the top-level stream. Buffer k sits at 0x10000 * (k + 1)
+// when `where` is k.
+void adreno_walks() {
+  using namespace adreno_rd;
+  const dwords queries = seed_stream();
+  const dwords second = cat({queries, ib(0x10000, 4)});  // calls the first: a cycle
+  const dwords first = cat({ib(0x20000, static_cast<std::uint32_t>(second.size())), {0}});
+  auto buf = [](bytes& b, std::uint8_t where, const dwords& d) {
+    b.push_back(where);
+    b.push_back(static_cast<std::uint8_t>(d.size()));
+    b.push_back(0);
+    for (std::uint32_t v : d) append32(b, v);
+  };
+  bytes b{0x04 | 0x30, 2};
+  buf(b, 0, first);
+  buf(b, 1, second);
+  for (std::uint32_t v : cat({ib(0x10000, static_cast<std::uint32_t>(first.size())),
+                              queries,
+                              {pkt7(0x57, 3), 0x20000, 0, 4}}))
+    append32(b, v);
+  put("adreno_walk", "cycle_and_chain", b);
+  bytes flat{0x07, 0};
+  for (std::uint32_t v : cat({queries, {0, 0, 0xdeadbeef, 0x12345678}, queries})) append32(flat, v);
+  flat.push_back(0xaa);
+  put("adreno_walk", "flat_resync", flat);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -215,6 +382,10 @@ int main(int argc, char** argv) {
   metric_files();
   mali_samples();
   adreno_streams();
+  xe_streams();
+  mali_captures();
+  adreno_captures();
+  adreno_walks();
   std::printf("%zu seed files in %s\n", written, argv[1]);
   return 0;
 }

@@ -41,6 +41,8 @@ struct packet {
 class packet_cursor {
  public:
   explicit packet_cursor(byte_span data) noexcept : data_(data) {}
+  // The cursor views the caller's bytes: a temporary vector would dangle.
+  explicit packet_cursor(std::vector<std::byte>&&) = delete;
 
   // True once every byte was consumed or an error was returned.
   bool done() const noexcept { return failed_ || pos_ >= data_.size(); }
@@ -89,6 +91,8 @@ inline result<std::vector<packet>> read_packets(byte_span data) {
   }
   return out;
 }
+// The packets' payloads view the bytes: not from a temporary vector.
+result<std::vector<packet>> read_packets(std::vector<std::byte>&&) = delete;
 
 // Appends little-endian dwords to a byte buffer (for building streams).
 inline void append_dwords(std::vector<std::byte>& out, std::initializer_list<std::uint32_t> dws) {

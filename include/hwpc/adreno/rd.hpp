@@ -81,6 +81,8 @@ struct section {
 class section_cursor {
  public:
   explicit section_cursor(byte_span data) noexcept : data_(data) {}
+  // Sections view the caller's bytes: a temporary vector would dangle.
+  explicit section_cursor(std::vector<std::byte>&&) = delete;
   bool done() const noexcept { return failed_ || pos_ >= data_.size(); }
   std::size_t offset() const noexcept { return pos_; }
 

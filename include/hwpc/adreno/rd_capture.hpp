@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hwpc/adreno/rd.hpp"
 #include "hwpc/adreno/walk.hpp"
@@ -71,6 +72,9 @@ class capture_reader {
     }
     return {};
   }
+  // The submit's buffers (spans into `data`) outlive the call until the next
+  // submit starts: a temporary vector would dangle.
+  result<void> read(std::vector<std::byte>&&) = delete;
 
  private:
   void issue(errc code, std::size_t offset, std::string msg) {

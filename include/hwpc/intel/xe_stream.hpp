@@ -176,6 +176,12 @@ class xe_stream {
     }
     return xe_stream(bytes, format, std::move(losses), base_offset);
   }
+  // The stream keeps pointers to the format and the bytes: temporaries would
+  // dangle, so they do not compile.
+  static result<xe_stream> make(byte_span, const xe_format&&, std::vector<xe_stream_loss> = {},
+                                std::size_t = 0) = delete;
+  static result<xe_stream> make(std::vector<std::byte>&&, const xe_format&,
+                                std::vector<xe_stream_loss> = {}, std::size_t = 0) = delete;
 
   const report_format& format() const noexcept { return *format_; }
   const xe_format& xe() const noexcept { return *xe_; }

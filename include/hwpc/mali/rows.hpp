@@ -179,6 +179,8 @@ class row_builder {
       cells_.resize(ev_->size());
     }
   }
+  // The product must outlive the builder (above): not a temporary.
+  row_builder(gpu_product&&, const evaluator*, bool) = delete;
   const row_schema& schema() const noexcept { return schema_; }
   const gpu_table& table() const noexcept { return *table_; }
   bool per_instance() const noexcept { return slots_ != 0; }
