@@ -169,7 +169,7 @@ TEST(BatchFused, ChainsEqualScalarBitForBit) {
     for (int k = 0; k < formulas; ++k) {
       const std::string x = counter(), y = counter(), k1 = constant(), k2 = constant();
       std::string text;
-      switch (g.below(8)) {
+      switch (g.below(10)) {
         case 0:  // percentage of the clock: to_f64(umul(K, udiv(x, D))) / y
           text = x + " " + k1 + " UDIV " + k2 + " UMUL " + y + " FDIV";
           break;
@@ -190,6 +190,13 @@ TEST(BatchFused, ChainsEqualScalarBitForBit) {
           break;
         case 6:  // converted alone, as an output
           text = x + " " + k1 + " UDIV " + k2 + " UMUL 0.0 FADD";
+          break;
+        case 7:  // a sum of doubles truncated, scaled, divided (TGL's EuActive)
+          text =
+              x + " " + y + " FADD " + x + " FADD " + k1 + " UDIV " + k2 + " UMUL " + y + " FDIV";
+          break;
+        case 8:  // a power-of-two scale
+          text = x + " " + y + " UADD " + std::to_string(1ull << g.below(64)) + " UMUL";
           break;
         default:  // a shared intermediate: the UDIV is used twice
           text = x + " " + k1 + " UDIV " + x + " " + k1 + " UDIV " + k2 + " UMUL FDIV";

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -142,6 +143,12 @@ class batch_evaluator {
         const slot d = p.nodes[x.b].imm;
         shape_[i] = d == 0 ? shape::zero : shape::divide_by_constant;
         if (d != 0) divisor_[i] = udiv_by_constant(d);
+      } else if (x.code == op::umul && ka != kb &&
+                 std::has_single_bit(p.nodes[ka ? x.a : x.b].imm)) {
+        // Times 2^k is a shift, which SSE2 has for 64-bit lanes and a multiply
+        // not: RenderBasic scales most counters by 4 or 64 (bytes per line).
+        shape_[i] = shape::shift_left;
+        divisor_[i] = udiv_by_constant(p.nodes[ka ? x.a : x.b].imm);  // its shift()
       } else if (kb && !ka) {
         shape_[i] = shape::constant_right;
       } else if (ka && !kb) {
@@ -202,6 +209,12 @@ class batch_evaluator {
           case shape::divide_by_constant:
             divide_loop(out, a, divisor_[i], len);
             continue;
+          case shape::shift_left: {
+            const slot* v = p.nodes[x.a].code == op::constant ? b : a;
+            const unsigned sh = divisor_[i].shift();
+            for (std::size_t j = 0; j < len; ++j) out[j] = v[j] << sh;
+            continue;
+          }
           case shape::constant_right:
             visit_op(x.code, [&](auto k) {
               constexpr op O = decltype(k)::value;
@@ -303,6 +316,7 @@ class batch_evaluator {
     constant_right,      // binary, b a constant
     constant_left,       // binary, a a constant
     divide_by_constant,  // UDIV by a non-zero constant
+    shift_left,          // UMUL by a constant power of two
     zero,                // UDIV by zero
   };
 

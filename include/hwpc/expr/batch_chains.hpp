@@ -3,9 +3,10 @@
 // registers instead of one column per node.
 //
 // A chain is
-//   source(x) = to_f64(umul(K, udiv(x, D)))      (the UDIV and UMUL optional)
+//   source(x) = to_f64(umul(K, udiv(x', D)))      (the UDIV and UMUL optional)
+//               with x' = x, or to_u64(x) for a double x
 //   out       = source(x)                         (store)
-//             | fdiv(source(x), y) | fadd(source(x), y)
+//             | fdiv(source(x), y) | fadd(source(x), y) | fadd(y, source(x))
 // where y is a column, a constant, or to_f64 of a column. Intel's metric files
 // spell a percentage of the clock this way ("A7 $EuCoresTotalCount UDIV 100
 // UMUL $GpuCoreClocks FDIV" is to_f64(umul(100, udiv(A7, 24))) / clocks) and
@@ -30,7 +31,9 @@
 namespace hwpc::expr {
 
 struct chain {
-  enum class term : std::uint8_t { store, fdiv, fadd };
+  // fadd_right: fadd(y, source), the order kept so that NaN operands give
+  // the same bits as the node-by-node loop.
+  enum class term : std::uint8_t { store, fdiv, fadd, fadd_right };
   enum class rhs : std::uint8_t { none, column, constant, converted };
   enum class div : std::uint8_t { none, shift, multiply };
 
@@ -38,10 +41,11 @@ struct chain {
   rhs r = rhs::none;
   div d = div::none;
   bool mul = false;
-  std::uint32_t x = 0;  // source column node
-  std::uint32_t y = 0;  // rhs column node (column, converted)
-  slot k = 1;           // UMUL constant
-  slot ky = 0;          // rhs constant
+  bool from_f64 = false;  // x is a double, truncated to u64 first (to_u64)
+  std::uint32_t x = 0;    // source column node
+  std::uint32_t y = 0;    // rhs column node (column, converted)
+  slot k = 1;             // UMUL constant
+  slot ky = 0;            // rhs constant
   std::uint64_t magic = 0;
   unsigned shift = 0;
 
@@ -90,29 +94,46 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
       folded[s] = 1;
       s = q.a;
     }
+    if (p.nodes[s].code == op::to_u64 && foldable(s)) {
+      c.from_f64 = true;
+      folded[s] = 1;
+      s = p.nodes[s].a;
+    }
     c.x = s;
     return !is_constant(s);
   };
   // Terminals first (a to_f64 operand of FDIV or FADD), then lone to_f64 nodes.
+  auto is_source = [&](std::uint32_t j) {
+    return p.nodes[j].code == op::to_f64 && foldable(j) && !is_constant(p.nodes[j].a);
+  };
   for (std::uint32_t i = 0; i < n; ++i) {
     const node& x = p.nodes[i];
-    if (x.code != op::fdiv && x.code != op::fadd) continue;
-    if (p.nodes[x.a].code != op::to_f64 || !foldable(x.a) || x.a == x.b) continue;
-    if (is_constant(p.nodes[x.a].a)) continue;
+    if ((x.code != op::fdiv && x.code != op::fadd) || x.a == x.b) continue;
+    // The source on the left; for FADD also on the right (other operand left).
+    std::uint32_t src = x.a, other = x.b;
     chain c;
-    c.t = x.code == op::fdiv ? chain::term::fdiv : chain::term::fadd;
-    folded[x.a] = 1;
-    source(x.a, c);
-    if (is_constant(x.b)) {
+    if (is_source(x.a)) {
+      c.t = x.code == op::fdiv ? chain::term::fdiv : chain::term::fadd;
+    } else if (x.code == op::fadd && is_source(x.b)) {
+      c.t = chain::term::fadd_right;
+      src = x.b;
+      other = x.a;
+    } else {
+      continue;
+    }
+    folded[src] = 1;
+    source(src, c);
+    if (is_constant(other)) {
       c.r = chain::rhs::constant;
-      c.ky = p.nodes[x.b].imm;
-    } else if (p.nodes[x.b].code == op::to_f64 && foldable(x.b) && !is_constant(p.nodes[x.b].a)) {
+      c.ky = p.nodes[other].imm;
+    } else if (c.t != chain::term::fadd_right && is_source(other) &&
+               p.nodes[p.nodes[other].a].type == vtype::u64) {
       c.r = chain::rhs::converted;
-      c.y = p.nodes[x.b].a;
-      folded[x.b] = 1;
+      c.y = p.nodes[other].a;
+      folded[other] = 1;
     } else {
       c.r = chain::rhs::column;
-      c.y = x.b;
+      c.y = other;
     }
     out[i] = c;
   }
@@ -121,18 +142,19 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
     if (x.code != op::to_f64 || folded[i] || is_constant(x.a)) continue;
     chain c;
     source(i, c);
-    if (c.mul || c.d != chain::div::none) out[i] = c;  // else the plain to_f64 loop
+    if (c.mul || c.d != chain::div::none || c.from_f64) out[i] = c;  // else the plain loop
   }
   return out;
 }
 
-template <chain::term T, chain::rhs R, chain::div D, bool Mul>
+template <chain::term T, chain::rhs R, chain::div D, bool Mul, bool FromF64>
 inline void chain_loop(slot* __restrict out, const slot* __restrict x, const slot* __restrict y,
                        const chain& c, std::size_t len) {
   const slot k = c.k, ky = c.ky, magic = c.magic;
   const unsigned sh = c.shift;
   for (std::size_t j = 0; j < len; ++j) {
     std::uint64_t v = x[j];
+    if constexpr (FromF64) v = apply<op::to_u64>(v, 0, 0);
     if constexpr (D == chain::div::shift) v >>= sh;
     if constexpr (D == chain::div::multiply) v = udiv_by_constant::divide(v, magic, sh);
     if constexpr (Mul) v *= k;
@@ -146,8 +168,10 @@ inline void chain_loop(slot* __restrict out, const slot* __restrict x, const slo
       if constexpr (R == chain::rhs::converted) b = from_f64(u64_to_f64(y[j]));
       if constexpr (T == chain::term::fdiv) {
         out[j] = apply<op::fdiv>(f, b, 0);
-      } else {
+      } else if constexpr (T == chain::term::fadd) {
         out[j] = apply<op::fadd>(f, b, 0);
+      } else {
+        out[j] = apply<op::fadd>(b, f, 0);
       }
     }
   }
@@ -155,13 +179,22 @@ inline void chain_loop(slot* __restrict out, const slot* __restrict x, const slo
 
 // Turns the chain's runtime shape into chain_loop's template arguments.
 inline void run_chain(slot* out, const slot* x, const slot* y, const chain& c, std::size_t len) {
+  auto with_from = [&](auto t, auto r, auto d, auto m) {
+    constexpr auto T = decltype(t)::value;
+    constexpr auto R = decltype(r)::value;
+    constexpr auto D = decltype(d)::value;
+    constexpr bool M = decltype(m)::value;
+    if (c.from_f64) {
+      chain_loop<T, R, D, M, true>(out, x, y, c, len);
+    } else {
+      chain_loop<T, R, D, M, false>(out, x, y, c, len);
+    }
+  };
   auto with_mul = [&](auto t, auto r, auto d) {
     if (c.mul) {
-      chain_loop<decltype(t)::value, decltype(r)::value, decltype(d)::value, true>(out, x, y, c,
-                                                                                   len);
+      with_from(t, r, d, std::true_type{});
     } else {
-      chain_loop<decltype(t)::value, decltype(r)::value, decltype(d)::value, false>(out, x, y, c,
-                                                                                    len);
+      with_from(t, r, d, std::false_type{});
     }
   };
   auto with_div = [&](auto t, auto r) {
@@ -191,7 +224,8 @@ inline void run_chain(slot* out, const slot* x, const slot* y, const chain& c, s
     }
   };
   if (c.t == T::fdiv) return with_rhs(std::integral_constant<T, T::fdiv>{});
-  return with_rhs(std::integral_constant<T, T::fadd>{});
+  if (c.t == T::fadd) return with_rhs(std::integral_constant<T, T::fadd>{});
+  return with_rhs(std::integral_constant<T, T::fadd_right>{});
 }
 
 }  // namespace detail
