@@ -15,6 +15,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -40,7 +41,13 @@ using hwpc::expr::value;
 const std::filesystem::path metrics_dir =
     std::filesystem::path(HWPC_SHARED_DIR) / "data" / "intel-metrics";
 
-constexpr std::size_t samples = std::size_t{1} << 20;
+// 2^20 samples, or HWPC_BENCH_SAMPLES (scripts/bench-check.sh uses fewer: the
+// three sets' columns take about 2.3 GB at 2^20).
+const std::size_t samples = [] {
+  const char* e = std::getenv("HWPC_BENCH_SAMPLES");
+  const unsigned long long n = e ? std::strtoull(e, nullptr, 10) : 0;
+  return n >= 4096 ? static_cast<std::size_t>(n) : std::size_t{1} << 20;
+}();
 
 // A GT2 part of each generation: EUs, subslices (dual subslices on TGL) of one
 // slice, and the timestamp frequency (12.5 MHz on HSW, 12 MHz on SKL, 19.2 MHz
