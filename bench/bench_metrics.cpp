@@ -1,10 +1,11 @@
 // Formula evaluation and compilation, every figure beside its baselines:
-//   metric_set/RenderBasic/batch        the batch evaluator over 1M samples (columns)
-//   metric_set/RenderBasic/hand_written the same 52 formulas as a hand-written C++ loop
-//   metric_set/RenderBasic/per_sample   the scalar evaluator, one sample at a time
-//   compile_corpus                      compiling every set of every Intel metric XML file
-//   tokenize_corpus                     only splitting those formulas into tokens
-// The metric set is SKL GT2 RenderBasic from ../shared/data/intel-metrics;
+//   metric_set/RenderBasic/GEN/batch        the batch evaluator over 1M samples (columns)
+//   metric_set/RenderBasic/GEN/hand_written the same formulas as a hand-written C++ loop
+//   metric_set/RenderBasic/GEN/per_sample   the scalar evaluator, one sample at a time
+//   compile_corpus                          compiling every set of every Intel metric XML file
+//   tokenize_corpus                         only splitting those formulas into tokens
+// GEN is hsw (Haswell GT2, 70 metrics), skl_gt2 (52) and tgl_gt2 (34): RenderBasic
+// of oa-hsw.xml, oa-sklgt2.xml and oa-tglgt2.xml from ../shared/data/intel-metrics;
 // without that directory these benchmarks are not registered (nothing to
 // measure), and a note says so. The XML loader needs pugixml: without it
 // the program only prints that note.
@@ -14,6 +15,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -39,23 +41,46 @@ using hwpc::expr::value;
 const std::filesystem::path metrics_dir =
     std::filesystem::path(HWPC_SHARED_DIR) / "data" / "intel-metrics";
 
-constexpr std::size_t samples = std::size_t{1} << 20;
+// 2^20 samples, or HWPC_BENCH_SAMPLES (scripts/bench-check.sh uses fewer: the
+// three sets' columns take about 2.3 GB at 2^20).
+const std::size_t samples = [] {
+  const char* e = std::getenv("HWPC_BENCH_SAMPLES");
+  const unsigned long long n = e ? std::strtoull(e, nullptr, 10) : 0;
+  return n >= 4096 ? static_cast<std::size_t>(n) : std::size_t{1} << 20;
+}();
 
-// A GT2 part: 24 EUs in 3 subslices of 1 slice, 12 MHz timestamps.
-hm::device_values gt2_device() {
-  return {{"GpuTimestampFrequency", value::u(12'000'000)},
-          {"EuCoresTotalCount", value::u(24)},
-          {"EuSubslicesTotalCount", value::u(3)},
+// A GT2 part of each generation: EUs, subslices (dual subslices on TGL) of one
+// slice, and the timestamp frequency (12.5 MHz on HSW, 12 MHz on SKL, 19.2 MHz
+// on TGL). The hand-written loops below use the same numbers.
+struct part {
+  std::uint64_t eus, subslices, subslice_mask, timestamp_hz;
+};
+constexpr part hsw_gt2{20, 2, 0x3, 12'500'000};
+constexpr part skl_gt2{24, 3, 0x7, 12'000'000};
+constexpr part tgl_gt2{96, 6, 0x3f, 19'200'000};
+
+hm::device_values device(const part& d) {
+  return {{"GpuTimestampFrequency", value::u(d.timestamp_hz)},
+          {"EuCoresTotalCount", value::u(d.eus)},
+          {"EuSubslicesTotalCount", value::u(d.subslices)},
+          {"EuDualSubslicesTotalCount", value::u(d.subslices)},
           {"EuSlicesTotalCount", value::u(1)},
           {"EuThreadsCount", value::u(7)},
           {"SliceMask", value::u(0x1)},
-          {"SubsliceMask", value::u(0x7)},
+          {"SubsliceMask", value::u(d.subslice_mask)},
+          {"DualSubsliceMask", value::u(d.subslice_mask)},
           {"GpuMinFrequency", value::u(300'000'000)},
           {"GpuMaxFrequency", value::u(1'150'000'000)},
-          {"SkuRevisionId", value::u(3)}};
+          {"SkuRevisionId", value::u(3)},
+          {"QueryMode", value::u(0)}};
 }
 
+struct render_basic;
+using hand_loop = void (*)(const render_basic&, std::size_t, const std::vector<std::uint64_t*>&);
+
 struct render_basic {
+  std::string gen;
+  hand_loop by_hand = nullptr;
   std::unique_ptr<hm::bound_set> set;
   std::vector<std::vector<std::uint64_t>> in;  // one column per input, samples rows
   std::vector<const std::uint64_t*> in_cols;
@@ -66,10 +91,15 @@ struct render_basic {
 
 // Counter deltas of plausible sizes (a 100 us interval at ~1 GHz), with some
 // idle intervals where every counter is zero (the divide-by-zero cases).
-render_basic make_render_basic(const hm::metric_set& def) {
+render_basic make_render_basic(const hm::metric_set& def, const part& d) {
   render_basic rb;
   auto compiled = hm::compile(def);
-  auto bound = compiled->bind(gt2_device());
+  auto bound = compiled->bind(device(d));
+  if (!bound) {
+    std::fprintf(stderr, "note: binding %s failed: %s\n", def.symbol_name.c_str(),
+                 bound.error_value().describe().c_str());
+    return rb;
+  }
   rb.set = std::make_unique<hm::bound_set>(std::move(*bound));
   std::uint64_t s = 0x2545f4914f6cdd1dull;
   auto next = [&] {
@@ -97,9 +127,16 @@ inline double fdiv(double x, double y) { return y == 0.0 ? 0.0 : x / y; }
 inline std::uint64_t udiv(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : a / b; }
 inline double fmax_(double x, double y) { return x != x ? y : (y != y ? x : (x < y ? y : x)); }
 inline std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
+inline double dbl(std::uint64_t u) { return static_cast<double>(u); }
+// FADD of counters converts each to double; a double meeting UDIV is
+// truncated to u64, saturating (value.hpp).
+inline std::uint64_t to_u64(double d) {
+  if (!(d > -1.0)) return 0;
+  if (d >= 18446744073709551616.0) return ~std::uint64_t{0};
+  return static_cast<std::uint64_t>(d);
+}
 
-void render_basic_by_hand(const render_basic& rb, std::size_t rows,
-                          const std::vector<std::uint64_t*>& out) {
+void skl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std::uint64_t*>& out) {
   const hm::bound_set& b = *rb.set;
   auto in = [&](const char* name) { return rb.in_cols[rb.col(name)]; };
   auto o = [&](const char* sym) { return out[*b.find(sym)]; };
@@ -218,6 +255,212 @@ void render_basic_by_hand(const render_basic& rb, std::size_t rows,
   }
 }
 
+// A column of input `name` and the output column of metric `sym`.
+struct cols_of {
+  const render_basic& rb;
+  const std::vector<std::uint64_t*>& out;
+  const std::uint64_t* operator()(const char* name) const { return rb.in_cols[rb.col(name)]; }
+  std::uint64_t* o(const char* sym) const { return out[*rb.set->find(sym)]; }
+};
+
+// Haswell GT2 RenderBasic (oa-hsw.xml), 70 metrics: 20 EUs, 12.5 MHz, 1 slice.
+void hsw_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std::uint64_t*>& out) {
+  const cols_of in{rb, out};
+  const std::uint64_t eus = 20, freq = 12'500'000;
+  const std::uint64_t *gpu_time = in("GPU_TIME"), *clk = in("C2");
+  const std::uint64_t* a[42] = {};
+  for (int k : {0,  1,  2,  3,  5,  7,  8,  10, 12, 13, 15, 17, 18, 20,
+                22, 23, 25, 27, 28, 30, 33, 35, 36, 37, 38, 39, 40, 41}) {
+    char name[8];
+    std::snprintf(name, sizeof name, "A%d", k);
+    a[k] = in(name);
+  }
+  const std::uint64_t *b[8] = {}, *c[8] = {};
+  for (int k = 0; k < 8; ++k) {
+    char name[8];
+    std::snprintf(name, sizeof name, "B%d", k);
+    b[k] = in(name);
+    if (k == 2) continue;
+    std::snprintf(name, sizeof name, "C%d", k);
+    c[k] = in(name);
+  }
+  const std::uint64_t *p0 = in("PERFCNT0"), *p1 = in("PERFCNT1");
+  std::uint64_t *gpu_time_o = in.o("GpuTime"), *clocks_o = in.o("GpuCoreClocks"),
+                *avg_o = in.o("AvgGpuCoreFrequency");
+  // Threads of each stage, and its EU active/stall counters.
+  const char* stage[6] = {"Vs", "Hs", "Ds", "Gs", "Cs", "Ps"};
+  const int threads_a[6] = {5, 10, 15, 25, 20, 30};
+  const int active_a[6] = {2, 7, 12, 22, 17, 27};
+  for (int t = 0; t < 6; ++t) {
+    const std::string st = stage[t];
+    std::copy_n(a[threads_a[t]], rows, in.o((st + "Threads").c_str()));
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    gpu_time_o[r] = udiv(gpu_time[r] * 1'000'000'000ull, freq);
+    clocks_o[r] = clk[r];
+    avg_o[r] = udiv(clk[r] * 1'000'000'000ull, gpu_time_o[r]);
+  }
+  auto pct_of_eus = [&](const std::uint64_t* x, std::uint64_t* y) {
+    for (std::size_t r = 0; r < rows; ++r) y[r] = bits(fdiv(dbl(x[r] / eus * 100), dbl(clk[r])));
+  };
+  auto pct = [&](const std::uint64_t* x, std::uint64_t* y) {
+    for (std::size_t r = 0; r < rows; ++r) y[r] = bits(fdiv(dbl(x[r] * 100), dbl(clk[r])));
+  };
+  pct(a[41], in.o("GpuBusy"));
+  pct_of_eus(a[0], in.o("EuActive"));
+  pct_of_eus(a[1], in.o("EuStall"));
+  for (int t = 0; t < 6; ++t) {
+    const std::string st = stage[t];
+    const std::uint64_t *act = a[active_a[t]], *stall = a[active_a[t] + 1], *thr = a[threads_a[t]];
+    pct_of_eus(act, in.o((st + "EuActive").c_str()));
+    pct_of_eus(stall, in.o((st + "EuStall").c_str()));
+    std::uint64_t *ap = in.o((st + "EuActivePerThread").c_str()),
+                  *sp = in.o((st + "EuStallPerThread").c_str());
+    for (std::size_t r = 0; r < rows; ++r) {
+      ap[r] = udiv(act[r], thr[r]);
+      sp[r] = udiv(stall[r], thr[r]);
+    }
+  }
+  std::uint64_t *s0 = in.o("Sampler0Busy"), *s1 = in.o("Sampler1Busy"), *ss = in.o("SamplersBusy"),
+                *s0b = in.o("Sampler0Bottleneck"), *s1b = in.o("Sampler1Bottleneck"),
+                *sb = in.o("SamplerBottleneck");
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double k = dbl(clk[r]);
+    s0[r] = bits(fdiv(dbl(b[0][r] * 100), k));
+    s1[r] = bits(fdiv(dbl(b[1][r] * 100), k));
+    ss[r] = bits(fdiv(fdiv(dbl(b[0][r] + b[1][r]), k), 2.0) * 100.0);
+    const double x = fdiv(dbl(b[2][r] * 100), k), y = fdiv(dbl(b[3][r] * 100), k);
+    s0b[r] = bits(x);
+    s1b[r] = bits(y);
+    sb[r] = bits(fmax_(x, y));
+  }
+  std::uint64_t *t0 = in.o("Sampler0Texels"), *t1 = in.o("Sampler1Texels"),
+                *tt = in.o("SamplerTexels"), *l3s = in.o("L3SamplerThroughput"),
+                *pdf = in.o("PostPsDepthTestFails"), *blend = in.o("SamplesBlended"),
+                *vf = in.o("GtiVfThroughput"), *depth = in.o("GtiDepthThroughput"),
+                *rcc = in.o("GtiRccThroughput"), *gl3 = in.o("GtiL3Throughput"),
+                *rd = in.o("GtiReadThroughput"), *wr = in.o("GtiWriteThroughput"),
+                *llca = in.o("LlcAccesses"), *llch = in.o("LlcHits"),
+                *llct = in.o("LlcGpuThroughput");
+  for (std::size_t r = 0; r < rows; ++r) {
+    t0[r] = b[4][r] * 4;
+    t1[r] = b[5][r] * 4;
+    tt[r] = b[4][r] * 4 + b[5][r] * 4;
+    l3s[r] = (b[6][r] + b[7][r]) * 128;
+    pdf[r] = a[39][r] - a[36][r];
+    blend[r] = c[5][r] * 4;
+    vf[r] = c[1][r] * 64;
+    depth[r] = c[0][r] * 64;
+    rcc[r] = c[3][r] * 64;
+    gl3[r] = c[4][r] * 64;
+    rd[r] = c[6][r] * 128;
+    wr[r] = c[7][r] * 64;
+    llca[r] = p0[r];
+    llch[r] = p1[r];
+    llct[r] = (p0[r] - c[7][r]) * 64;
+  }
+  const struct {
+    const char* sym;
+    int a;
+  } copies[] = {{"HiDepthTestFails", 33}, {"EarlyDepthTestFails", 35},    {"SamplesKilledInPs", 36},
+                {"AlphaTestFails", 37},   {"PostPsStencilTestFails", 38}, {"SamplesWritten", 40}};
+  for (const auto& k : copies) std::copy_n(a[k.a], rows, in.o(k.sym));
+  // Shader durations: each stage's share of the EU active and stall time,
+  // scaled by the interval over the EU-clocks.
+  std::uint64_t* dur[6];
+  for (int t = 0; t < 6; ++t) dur[t] = in.o((std::string(stage[t]) + "Duration").c_str());
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::uint64_t act = a[2][r] + a[7][r] + a[12][r] + a[17][r] + a[22][r] + a[27][r];
+    const std::uint64_t stall = a[3][r] + a[8][r] + a[13][r] + a[18][r] + a[23][r] + a[28][r];
+    const std::uint64_t eu_clocks = clk[r] * eus * 1000;
+    for (int t = 0; t < 6; ++t) {
+      const int x = active_a[t];
+      const std::uint64_t share = udiv(a[x][r] * a[0][r], act) + udiv(a[x + 1][r] * a[1][r], stall);
+      dur[t][r] = udiv(share * gpu_time_o[r], eu_clocks);
+    }
+  }
+  std::uint64_t *idle = in.o("EuIdle"), *ea = in.o("EuActive"), *es = in.o("EuStall");
+  for (std::size_t r = 0; r < rows; ++r) {
+    idle[r] = bits(100.0 - (std::bit_cast<double>(ea[r]) + std::bit_cast<double>(es[r])));
+  }
+}
+
+// Tiger Lake GT2 RenderBasic (oa-tglgt2.xml), 34 metrics: 96 EUs, 19.2 MHz.
+void tgl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std::uint64_t*>& out) {
+  const cols_of in{rb, out};
+  const std::uint64_t eus = 96, freq = 19'200'000;
+  const std::uint64_t *gpu_time = in("GPU_TIME"), *clk = in("GPU_CLOCK");
+  const std::uint64_t* a[36] = {};
+  for (int k = 0; k < 36; ++k) {
+    if (k == 19 || k == 20 || k == 33) continue;
+    char name[8];
+    std::snprintf(name, sizeof name, "A%d", k);
+    a[k] = in(name);
+  }
+  const std::uint64_t *b0 = in("B0"), *b1 = in("B1");
+  const std::uint64_t* c[6];
+  for (int k = 0; k < 6; ++k) {
+    char name[8];
+    std::snprintf(name, sizeof name, "C%d", k);
+    c[k] = in(name);
+  }
+  std::uint64_t *gpu_time_o = in.o("GpuTime"), *clocks_o = in.o("GpuCoreClocks"),
+                *avg_o = in.o("AvgGpuCoreFrequency");
+  for (std::size_t r = 0; r < rows; ++r) {
+    gpu_time_o[r] = udiv(gpu_time[r] * 1'000'000'000ull, freq);
+    clocks_o[r] = clk[r];
+    avg_o[r] = udiv(clk[r] * 1'000'000'000ull, gpu_time_o[r]);
+  }
+  const struct {
+    const char* sym;
+    int a;
+  } copies[] = {{"VsThreads", 1},
+                {"HsThreads", 2},
+                {"DsThreads", 3},
+                {"GsThreads", 5},
+                {"PsThreads", 6},
+                {"CsThreads", 4},
+                {"ShaderMemoryAccesses", 32},
+                {"ShaderAtomics", 34},
+                {"ShaderBarriers", 35}};
+  for (const auto& k : copies) std::copy_n(a[k.a], rows, in.o(k.sym));
+  std::uint64_t *busy = in.o("GpuBusy"), *eua = in.o("EuActive"), *eus_o = in.o("EuStall"),
+                *occ = in.o("EuThreadOccupancy"), *s0 = in.o("Sampler00Busy"),
+                *s0b = in.o("Sampler00Bottleneck"), *ss = in.o("SamplersBusy"),
+                *sb = in.o("SamplerBottleneck");
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double k = dbl(clk[r]);
+    busy[r] = bits(fdiv(dbl(a[0][r] * 100), k));
+    const double act = dbl(a[7][r]) + dbl(a[8][r]) + dbl(a[9][r]) + dbl(a[10][r]);
+    const double stall = dbl(a[11][r]) + dbl(a[12][r]) + dbl(a[13][r]) + dbl(a[14][r]);
+    const double thr = dbl(a[15][r]) + dbl(a[16][r]) + dbl(a[17][r]) + dbl(a[18][r]);
+    eua[r] = bits(fdiv(dbl(to_u64(act) / eus * 100), k));
+    eus_o[r] = bits(fdiv(dbl(to_u64(stall) / eus * 100), k));
+    occ[r] = bits(fdiv(dbl(to_u64(8.0 * thr / 7.0) / eus * 100), k));
+    s0[r] = ss[r] = bits(fdiv(dbl(b0[r] * 100), k));
+    s0b[r] = sb[r] = bits(fdiv(dbl(b1[r] * 100), k));
+  }
+  const char* x4[9] = {
+      "RasterizedPixels",         "HiDepthTestFails", "EarlyDepthTestFails", "SamplesKilledInPs",
+      "PixelsFailingPostPsTests", "SamplesWritten",   "SamplesBlended",      "SamplerTexels",
+      "SamplerTexelMisses"};
+  for (int k = 0; k < 9; ++k) {
+    const std::uint64_t* x = a[21 + k];
+    std::uint64_t* y = in.o(x4[k]);
+    for (std::size_t r = 0; r < rows; ++r) y[r] = x[r] * 4;
+  }
+  std::uint64_t *slm_r = in.o("SlmBytesRead"), *slm_w = in.o("SlmBytesWritten"),
+                *l3 = in.o("L3ShaderThroughput"), *rd = in.o("GtiReadThroughput"),
+                *wr = in.o("GtiWriteThroughput");
+  for (std::size_t r = 0; r < rows; ++r) {
+    slm_r[r] = a[30][r] * 64;
+    slm_w[r] = a[31][r] * 64;
+    l3[r] = a[32][r] * 64;
+    rd[r] = (c[5][r] + c[4][r] + c[3][r] + c[2][r]) * 64;
+    wr[r] = (c[1][r] + c[0][r]) * 64;
+  }
+}
+
 void batch(benchmark::State& st, render_basic* rb) {
   auto ev = rb->set->batch();
   for (auto _ : st) {
@@ -232,7 +475,7 @@ void batch(benchmark::State& st, render_basic* rb) {
 
 void hand_written(benchmark::State& st, render_basic* rb) {
   for (auto _ : st) {
-    render_basic_by_hand(*rb, samples, rb->out_cols);
+    rb->by_hand(*rb, samples, rb->out_cols);
     benchmark::ClobberMemory();
   }
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * samples));
@@ -262,10 +505,10 @@ bool hand_written_matches(render_basic& rb) {
   std::vector<std::vector<std::uint64_t>> mine(rb.out.size(), std::vector<std::uint64_t>(samples));
   std::vector<std::uint64_t*> cols;
   for (auto& c : mine) cols.push_back(c.data());
-  render_basic_by_hand(rb, samples, cols);
+  rb.by_hand(rb, samples, cols);
   for (std::size_t m = 0; m < mine.size(); ++m) {
     if (mine[m] != rb.out[m]) {
-      std::fprintf(stderr, "hand-written %s differs from the batch evaluator\n",
+      std::fprintf(stderr, "%s: hand-written %s differs from the batch evaluator\n", rb.gen.c_str(),
                    (*rb.set)[m].symbol_name.c_str());
       return false;
     }
@@ -336,7 +579,15 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "note: built without pugixml; metric benchmarks skipped\n");
 #else
   static corpus all;
-  static render_basic rb;
+  static render_basic rbs[3];
+  const struct {
+    const char* file;
+    const char* gen;
+    const part* device;
+    hand_loop by_hand;
+  } sets[3] = {{"oa-hsw.xml", "hsw", &hsw_gt2, hsw_by_hand},
+               {"oa-sklgt2.xml", "skl_gt2", &skl_gt2, skl_by_hand},
+               {"oa-tglgt2.xml", "tgl_gt2", &tgl_gt2, tgl_by_hand}};
   if (!std::filesystem::exists(metrics_dir)) {
     std::fprintf(stderr, "note: %s is absent; metric benchmarks skipped\n",
                  metrics_dir.string().c_str());
@@ -350,8 +601,12 @@ int main(int argc, char** argv) {
       auto loaded = hm::load_xml_file(f.string());
       if (!loaded) continue;
       for (auto& s : *loaded) {
-        if (s.symbol_name == "RenderBasic" && f.filename() == "oa-sklgt2.xml") {
-          rb = make_render_basic(s);
+        for (int k = 0; k < 3; ++k) {
+          if (s.symbol_name == "RenderBasic" && f.filename() == sets[k].file) {
+            rbs[k] = make_render_basic(s, *sets[k].device);
+            rbs[k].gen = sets[k].gen;
+            rbs[k].by_hand = sets[k].by_hand;
+          }
         }
         for (const auto& m : s.metrics) {
           all.formulas += 1 + !m.max_equation.empty() + !m.availability.empty();
@@ -360,13 +615,17 @@ int main(int argc, char** argv) {
         all.sets.push_back(std::move(s));
       }
     }
-    if (rb.set && hand_written_matches(rb)) {
-      benchmark::RegisterBenchmark("metric_set/RenderBasic/batch", batch, &rb);
-      benchmark::RegisterBenchmark("metric_set/RenderBasic/hand_written", hand_written, &rb);
-      benchmark::RegisterBenchmark("metric_set/RenderBasic/per_sample", per_sample, &rb)
-          ->Iterations(1);
-    } else {
-      std::fprintf(stderr, "note: SKL GT2 RenderBasic unavailable; metric_set skipped\n");
+    for (auto& rb : rbs) {
+      if (rb.set && hand_written_matches(rb)) {
+        const std::string base = "metric_set/RenderBasic/" + rb.gen;
+        benchmark::RegisterBenchmark((base + "/batch").c_str(), batch, &rb);
+        benchmark::RegisterBenchmark((base + "/hand_written").c_str(), hand_written, &rb);
+        benchmark::RegisterBenchmark((base + "/per_sample").c_str(), per_sample, &rb)
+            ->Iterations(1);
+      } else {
+        std::fprintf(stderr, "note: RenderBasic %s unavailable; its metric_set rows skipped\n",
+                     rb.gen.c_str());
+      }
     }
     benchmark::RegisterBenchmark("compile_corpus", compile_corpus, &all)
         ->Unit(benchmark::kMillisecond);

@@ -179,8 +179,13 @@ TEST(WrapCount, EveryKernelCountsTheSameWraps) {
 // holes landing on and around window edges.
 TEST(Accumulate, LongCapturesWithHolesEqualTheNaiveSumOnEveryPath) {
   std::mt19937_64 rng(31337);
+  // i915's formats and the Xe driver's (320- to 640-byte reports, 64-bit counters).
+  std::vector<const report_format*> formats;
+  for (const auto& f : all_formats) formats.push_back(&f);
+  for (const auto& x : xe_formats) formats.push_back(&x.layout);
   for (int round = 0; round < 3; ++round) {
-    for (const auto& f : all_formats) {
+    for (const report_format* fp : formats) {
+      const report_format& f = *fp;
       const std::size_t n = 2000 + rng() % 3000;
       const auto bytes = random_capture(f, n, rng, round == 0 ? 0 : 1 + round * 3);
       auto buf = report_buffer::make(bytes, f);

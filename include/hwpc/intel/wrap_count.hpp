@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "hwpc/intel/format_limits.hpp"
 
@@ -256,6 +257,26 @@ inline bool cpu_has_avx2() noexcept {
 #endif
 #endif
 
+using wrap_kernel = std::size_t (*)(const std::byte*, std::size_t, bool, wrap_counts&) noexcept;
+
+#if defined(HWPC_HAVE_VECTOR_KERNEL)
+// The kernel for reports of V * 32 bytes (none for V = 0).
+template <std::size_t V, bool avx2>
+constexpr wrap_kernel kernel_for() noexcept {
+  if constexpr (V == 0) {
+    return nullptr;
+  } else if constexpr (avx2) {
+#if defined(HWPC_HAVE_AVX2_KERNEL)
+    return wrap_count_avx2<V>;
+#else
+    return nullptr;
+#endif
+  } else {
+    return wrap_count_vector<V>;
+  }
+}
+#endif
+
 // Counts the wraps over the run of valid reports that starts at `p` (taken as
 // valid) and ends before the first zero RPT_ID or after `n` reports of
 // `size` bytes; returns the run's length. 40-bit slots are counted only for
@@ -263,30 +284,24 @@ inline bool cpu_has_avx2() noexcept {
 inline std::size_t wrap_count(const std::byte* p, std::size_t n, std::size_t size, bool has40,
                               simd_path path, wrap_counts& out) noexcept {
   if (n < 2) return n;
-  using fn = std::size_t (*)(const std::byte*, std::size_t, bool, wrap_counts&) noexcept;
+  using fn = wrap_kernel;
   fn kernel = nullptr;
 #if defined(HWPC_HAVE_VECTOR_KERNEL)
-  if (path != simd_path::scalar && size % 32 == 0 && size <= 256 && (!has40 || size == 256)) {
-    static constexpr fn vector_fns[] = {nullptr,
-                                        wrap_count_vector<1>,
-                                        wrap_count_vector<2>,
-                                        wrap_count_vector<3>,
-                                        wrap_count_vector<4>,
-                                        wrap_count_vector<5>,
-                                        wrap_count_vector<6>,
-                                        wrap_count_vector<7>,
-                                        wrap_count_vector<8>};
+  // Every multiple of 32 bytes up to the largest format, Xe's 320-, 576- and
+  // 640-byte reports included (without the vector kernel they took the
+  // scalar loop, no faster than the naive sum).
+  if (path != simd_path::scalar && size % 32 == 0 && size <= limits.report_bytes &&
+      (!has40 || size == 256)) {
+    static constexpr auto vector_fns = []<std::size_t... V>(std::index_sequence<V...>) {
+      return std::array<fn, sizeof...(V)>{kernel_for<V, false>()...};
+    }
+    (std::make_index_sequence<limits.report_bytes / 32 + 1>{});
     kernel = vector_fns[size / 32];
 #if defined(HWPC_HAVE_AVX2_KERNEL)
-    static constexpr fn avx2_fns[] = {nullptr,
-                                      wrap_count_avx2<1>,
-                                      wrap_count_avx2<2>,
-                                      wrap_count_avx2<3>,
-                                      wrap_count_avx2<4>,
-                                      wrap_count_avx2<5>,
-                                      wrap_count_avx2<6>,
-                                      wrap_count_avx2<7>,
-                                      wrap_count_avx2<8>};
+    static constexpr auto avx2_fns = []<std::size_t... V>(std::index_sequence<V...>) {
+      return std::array<fn, sizeof...(V)>{kernel_for<V, true>()...};
+    }
+    (std::make_index_sequence<limits.report_bytes / 32 + 1>{});
     if ((path == simd_path::automatic || path == simd_path::avx2) && cpu_has_avx2()) {
       kernel = avx2_fns[size / 32];
     }

@@ -1,0 +1,232 @@
+// Fused chains for the batch evaluator: the shapes metric sets repeat on
+// every sample, evaluated in one loop with the intermediate values in
+// registers instead of one column per node.
+//
+// A chain is
+//   source(x) = to_f64(umul(K, udiv(x', D)))      (the UDIV and UMUL optional)
+//               with x' = x, or to_u64(x) for a double x
+//   out       = source(x)                         (store)
+//             | fdiv(source(x), y) | fadd(source(x), y) | fadd(y, source(x))
+// where y is a column, a constant, or to_f64 of a column. Intel's metric files
+// spell a percentage of the clock this way ("A7 $EuCoresTotalCount UDIV 100
+// UMUL $GpuCoreClocks FDIV" is to_f64(umul(100, udiv(A7, 24))) / clocks) and
+// sum counters as fadd(to_f64(a), to_f64(b)). Only nodes with a single use
+// that are no output are folded into a chain, so nothing else needs their
+// values. Each step is the operator's apply<> (or, for UDIV, the exact
+// udiv_by_constant), so a chain gives the same bits as node-by-node
+// evaluation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "hwpc/expr/ir.hpp"
+#include "hwpc/expr/semantics.hpp"
+#include "hwpc/expr/udiv_constant.hpp"
+#include "hwpc/expr/value.hpp"
+
+namespace hwpc::expr {
+
+struct chain {
+  // fadd_right: fadd(y, source), the order kept so that NaN operands give
+  // the same bits as the node-by-node loop.
+  enum class term : std::uint8_t { store, fdiv, fadd, fadd_right };
+  enum class rhs : std::uint8_t { none, column, constant, converted };
+  enum class div : std::uint8_t { none, shift, multiply };
+
+  term t = term::store;
+  rhs r = rhs::none;
+  div d = div::none;
+  bool mul = false;
+  bool from_f64 = false;  // x is a double, truncated to u64 first (to_u64)
+  std::uint32_t x = 0;    // source column node
+  std::uint32_t y = 0;    // rhs column node (column, converted)
+  slot k = 1;             // UMUL constant
+  slot ky = 0;            // rhs constant
+  std::uint64_t magic = 0;
+  unsigned shift = 0;
+
+  // Node indices the chain reads from columns.
+  std::uint32_t operand_count() const noexcept {
+    return r == rhs::column || r == rhs::converted ? 2 : 1;
+  }
+};
+
+namespace detail {
+
+// Finds the chains of a program. uses[i]: how many operand slots and outputs
+// read node i. Returns one optional chain per node (set on the chain's last
+// node) and marks the nodes folded into a chain in `folded`.
+inline std::vector<std::optional<chain>> find_chains(const program& p,
+                                                     const std::vector<std::uint32_t>& uses,
+                                                     const std::vector<char>& is_output,
+                                                     std::vector<char>& folded) {
+  const std::size_t n = p.nodes.size();
+  std::vector<std::optional<chain>> out(n);
+  folded.assign(n, 0);
+  auto computed = [&](std::uint32_t j) {
+    return p.nodes[j].code != op::input && p.nodes[j].code != op::constant;
+  };
+  auto foldable = [&](std::uint32_t j) {
+    return computed(j) && uses[j] == 1 && !is_output[j] && !folded[j];
+  };
+  auto is_constant = [&](std::uint32_t j) { return p.nodes[j].code == op::constant; };
+  // The source below the to_f64 node t; marks what it folds.
+  auto source = [&](std::uint32_t t, chain& c) {
+    std::uint32_t s = p.nodes[t].a;
+    const node& m = p.nodes[s];
+    if (m.code == op::umul && foldable(s) && is_constant(m.a) != is_constant(m.b)) {
+      c.mul = true;
+      c.k = is_constant(m.a) ? p.nodes[m.a].imm : p.nodes[m.b].imm;
+      folded[s] = 1;
+      s = is_constant(m.a) ? m.b : m.a;
+    }
+    const node& q = p.nodes[s];
+    if (q.code == op::udiv && foldable(s) && is_constant(q.b) && p.nodes[q.b].imm > 1 &&
+        !is_constant(q.a)) {
+      const udiv_by_constant d(p.nodes[q.b].imm);
+      c.d = d.how() == udiv_by_constant::kind::shift ? chain::div::shift : chain::div::multiply;
+      c.magic = d.magic();
+      c.shift = d.shift();
+      folded[s] = 1;
+      s = q.a;
+    }
+    if (p.nodes[s].code == op::to_u64 && foldable(s)) {
+      c.from_f64 = true;
+      folded[s] = 1;
+      s = p.nodes[s].a;
+    }
+    c.x = s;
+    return !is_constant(s);
+  };
+  // Terminals first (a to_f64 operand of FDIV or FADD), then lone to_f64 nodes.
+  auto is_source = [&](std::uint32_t j) {
+    return p.nodes[j].code == op::to_f64 && foldable(j) && !is_constant(p.nodes[j].a);
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const node& x = p.nodes[i];
+    if ((x.code != op::fdiv && x.code != op::fadd) || x.a == x.b) continue;
+    // The source on the left; for FADD also on the right (other operand left).
+    std::uint32_t src = x.a, other = x.b;
+    chain c;
+    if (is_source(x.a)) {
+      c.t = x.code == op::fdiv ? chain::term::fdiv : chain::term::fadd;
+    } else if (x.code == op::fadd && is_source(x.b)) {
+      c.t = chain::term::fadd_right;
+      src = x.b;
+      other = x.a;
+    } else {
+      continue;
+    }
+    folded[src] = 1;
+    source(src, c);
+    if (is_constant(other)) {
+      c.r = chain::rhs::constant;
+      c.ky = p.nodes[other].imm;
+    } else if (c.t != chain::term::fadd_right && is_source(other) &&
+               p.nodes[p.nodes[other].a].type == vtype::u64) {
+      c.r = chain::rhs::converted;
+      c.y = p.nodes[other].a;
+      folded[other] = 1;
+    } else {
+      c.r = chain::rhs::column;
+      c.y = other;
+    }
+    out[i] = c;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const node& x = p.nodes[i];
+    if (x.code != op::to_f64 || folded[i] || is_constant(x.a)) continue;
+    chain c;
+    source(i, c);
+    if (c.mul || c.d != chain::div::none || c.from_f64) out[i] = c;  // else the plain loop
+  }
+  return out;
+}
+
+template <chain::term T, chain::rhs R, chain::div D, bool Mul, bool FromF64>
+inline void chain_loop(slot* __restrict out, const slot* __restrict x, const slot* __restrict y,
+                       const chain& c, std::size_t len) {
+  const slot k = c.k, ky = c.ky, magic = c.magic;
+  const unsigned sh = c.shift;
+  for (std::size_t j = 0; j < len; ++j) {
+    std::uint64_t v = x[j];
+    if constexpr (FromF64) v = apply<op::to_u64>(v, 0, 0);
+    if constexpr (D == chain::div::shift) v >>= sh;
+    if constexpr (D == chain::div::multiply) v = udiv_by_constant::divide(v, magic, sh);
+    if constexpr (Mul) v *= k;
+    const slot f = from_f64(u64_to_f64(v));
+    if constexpr (T == chain::term::store) {
+      out[j] = f;
+    } else {
+      slot b = 0;
+      if constexpr (R == chain::rhs::column) b = y[j];
+      if constexpr (R == chain::rhs::constant) b = ky;
+      if constexpr (R == chain::rhs::converted) b = from_f64(u64_to_f64(y[j]));
+      if constexpr (T == chain::term::fdiv) {
+        out[j] = apply<op::fdiv>(f, b, 0);
+      } else if constexpr (T == chain::term::fadd) {
+        out[j] = apply<op::fadd>(f, b, 0);
+      } else {
+        out[j] = apply<op::fadd>(b, f, 0);
+      }
+    }
+  }
+}
+
+// Turns the chain's runtime shape into chain_loop's template arguments.
+inline void run_chain(slot* out, const slot* x, const slot* y, const chain& c, std::size_t len) {
+  auto with_from = [&](auto t, auto r, auto d, auto m) {
+    constexpr auto T = decltype(t)::value;
+    constexpr auto R = decltype(r)::value;
+    constexpr auto D = decltype(d)::value;
+    constexpr bool M = decltype(m)::value;
+    if (c.from_f64) {
+      chain_loop<T, R, D, M, true>(out, x, y, c, len);
+    } else {
+      chain_loop<T, R, D, M, false>(out, x, y, c, len);
+    }
+  };
+  auto with_mul = [&](auto t, auto r, auto d) {
+    if (c.mul) {
+      with_from(t, r, d, std::true_type{});
+    } else {
+      with_from(t, r, d, std::false_type{});
+    }
+  };
+  auto with_div = [&](auto t, auto r) {
+    using D = chain::div;
+    switch (c.d) {
+      case D::none:
+        return with_mul(t, r, std::integral_constant<D, D::none>{});
+      case D::shift:
+        return with_mul(t, r, std::integral_constant<D, D::shift>{});
+      case D::multiply:
+        return with_mul(t, r, std::integral_constant<D, D::multiply>{});
+    }
+  };
+  using T = chain::term;
+  using R = chain::rhs;
+  if (c.t == T::store)
+    return with_div(std::integral_constant<T, T::store>{}, std::integral_constant<R, R::none>{});
+  auto with_rhs = [&](auto t) {
+    switch (c.r) {
+      case R::none:
+      case R::column:
+        return with_div(t, std::integral_constant<R, R::column>{});
+      case R::constant:
+        return with_div(t, std::integral_constant<R, R::constant>{});
+      case R::converted:
+        return with_div(t, std::integral_constant<R, R::converted>{});
+    }
+  };
+  if (c.t == T::fdiv) return with_rhs(std::integral_constant<T, T::fdiv>{});
+  if (c.t == T::fadd) return with_rhs(std::integral_constant<T, T::fadd>{});
+  return with_rhs(std::integral_constant<T, T::fadd_right>{});
+}
+
+}  // namespace detail
+}  // namespace hwpc::expr

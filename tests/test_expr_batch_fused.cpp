@@ -1,0 +1,237 @@
+// The batch evaluator's special loops (division by a constant as a multiply,
+// constant operands in registers, fused to_f64/UMUL/UDIV/FDIV chains) and the
+// vectorisable u64 -> double conversion, each against the plain definition:
+// `/`, static_cast<double>, and the scalar evaluator, bit for bit.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "hwpc/expr.hpp"
+
+namespace {
+
+namespace ex = hwpc::expr;
+using hwpc::expr::value;
+using hwpc::expr::vtype;
+
+struct rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+  std::uint64_t below(std::uint64_t n) { return next() % n; }
+};
+
+// Dividends and conversion inputs near the places where rounding or carries
+// change: 0, powers of two and their neighbours, all-ones, random widths.
+std::uint64_t edgy(rng& g) {
+  switch (g.below(5)) {
+    case 0:
+      return g.below(4);
+    case 1: {
+      const std::uint64_t p = std::uint64_t{1} << g.below(64);
+      return p + g.below(3) - 1;
+    }
+    case 2:
+      return ~0ull - g.below(4);
+    case 3:
+      return g.next() >> g.below(64);
+    default:
+      return g.next();
+  }
+}
+
+TEST(BatchFused, DivisionByConstantEqualsDivision) {
+  rng g{0x243f6a8885a308d3ull};
+  std::vector<std::uint64_t> divisors = {1,
+                                         2,
+                                         3,
+                                         5,
+                                         7,
+                                         10,
+                                         24,
+                                         25,
+                                         100,
+                                         1000,
+                                         12000000,
+                                         19200000,
+                                         (1ull << 32) - 1,
+                                         (1ull << 32) + 1,
+                                         (1ull << 63) - 1,
+                                         (1ull << 63),
+                                         (1ull << 63) + 1,
+                                         ~0ull,
+                                         ~0ull - 1};
+  for (int i = 0; i < 2000; ++i) divisors.push_back(edgy(g) | 1);
+  for (int i = 0; i < 500; ++i) divisors.push_back(g.below(5000) + 1);
+  std::size_t checked = 0;
+  for (const std::uint64_t d : divisors) {
+    if (d == 0) continue;
+    const ex::udiv_by_constant div(d);
+    const std::uint64_t around[] = {
+        0, 1, d - 1, d, d + 1, ~0ull, ~0ull - 1, ~0ull / d * d, ~0ull / d * d - 1, 1ull << 63};
+    for (const std::uint64_t n : around) {
+      ASSERT_EQ(div(n), n / d) << n << " / " << d;
+      ++checked;
+    }
+    for (int k = 0; k < 200; ++k) {
+      const std::uint64_t n = edgy(g);
+      ASSERT_EQ(div(n), n / d) << n << " / " << d;
+      // Near multiples: q * d + r for a quotient q that keeps it in range.
+      const std::uint64_t top = ~0ull / d;
+      const std::uint64_t q = top == ~0ull ? g.next() : g.next() % (top + 1);
+      const std::uint64_t m = q * d + (q == top ? 0 : g.below(d));
+      ASSERT_EQ(div(m), m / d) << m << " / " << d;
+      checked += 2;
+    }
+  }
+  std::printf("division by a constant: %zu quotients agree with '/'\n", checked);
+}
+
+TEST(BatchFused, ConversionEqualsStaticCast) {
+  rng g{0x13198a2e03707344ull};
+  const std::uint64_t fixed[] = {0,
+                                 1,
+                                 (1ull << 53) - 1,
+                                 1ull << 53,
+                                 (1ull << 53) + 1,  // a tie: rounds to even
+                                 (1ull << 53) + 3,
+                                 (1ull << 54) + 2,
+                                 (1ull << 32) - 1,
+                                 1ull << 32,
+                                 (1ull << 32) + 1,
+                                 1ull << 63,
+                                 (1ull << 63) + 1024,  // ties at the top binade
+                                 (1ull << 63) + 1025,
+                                 ~0ull,
+                                 ~0ull - 1024,
+                                 ~0ull - 2048};
+  for (const std::uint64_t v : fixed) {
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(ex::u64_to_f64(v)),
+              std::bit_cast<std::uint64_t>(static_cast<double>(v)))
+        << v;
+  }
+  for (int i = 0; i < 1'000'000; ++i) {
+    const std::uint64_t v = edgy(g);
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(ex::u64_to_f64(v)),
+              std::bit_cast<std::uint64_t>(static_cast<double>(v)))
+        << v;
+  }
+  static_assert(ex::u64_to_f64((1ull << 53) + 1) == 9007199254740992.0);
+  static_assert(ex::u64_to_f64(~0ull) == 18446744073709551616.0);
+}
+
+// Programs of the shapes the batch evaluator fuses, with the fused nodes'
+// values sometimes also outputs or used twice (which must stop the fusion),
+// evaluated as columns and sample by sample.
+TEST(BatchFused, ChainsEqualScalarBitForBit) {
+  rng g{0xa4093822299f31d0ull};
+  constexpr int inputs = 4;
+  ex::symbol_table syms;
+  for (int i = 0; i < inputs; ++i) syms.add_counter("A" + std::to_string(i));
+  const std::size_t rows = 3000;  // a full block and a partial one
+  std::vector<std::vector<std::uint64_t>> cols(inputs, std::vector<std::uint64_t>(rows));
+  for (auto& c : cols) {
+    for (auto& v : c) v = g.below(8) == 0 ? 0 : edgy(g);
+  }
+  std::vector<const std::uint64_t*> in;
+  for (const auto& c : cols) in.push_back(c.data());
+  auto constant = [&]() -> std::string {
+    switch (g.below(5)) {
+      case 0:
+        return "0";
+      case 1:
+        return std::to_string(1ull << g.below(12));
+      case 2:
+        return std::to_string(g.below(200) + 1);
+      case 3:
+        return std::to_string(edgy(g));
+      default:
+        return "1";
+    }
+  };
+  auto counter = [&] { return "A " + std::to_string(g.below(inputs)) + " READ"; };
+  std::size_t compared = 0, fused = 0;
+  for (int i = 0; i < 400; ++i) {
+    ex::program p;
+    ex::builder b;
+    for (int k = 0; k < inputs; ++k) p.inputs.push_back(syms.inputs()[k]);
+    auto resolve = [&](std::string_view n) -> ex::resolved {
+      return ex::resolved::at(b.input(static_cast<std::uint32_t>(n[1] - '0'), vtype::u64));
+    };
+    const int formulas = 1 + static_cast<int>(g.below(5));
+    for (int k = 0; k < formulas; ++k) {
+      const std::string x = counter(), y = counter(), k1 = constant(), k2 = constant();
+      std::string text;
+      switch (g.below(10)) {
+        case 0:  // percentage of the clock: to_f64(umul(K, udiv(x, D))) / y
+          text = x + " " + k1 + " UDIV " + k2 + " UMUL " + y + " FDIV";
+          break;
+        case 1:
+          text = x + " " + k2 + " UMUL " + y + " FDIV";
+          break;
+        case 2:
+          text = x + " " + k1 + " UDIV " + y + " FDIV";
+          break;
+        case 3:  // sum of counters as doubles
+          text = x + " " + y + " FADD";
+          break;
+        case 4:
+          text = x + " " + k1 + " UDIV " + k2 + " UMUL " + y + " FADD";
+          break;
+        case 5:  // a constant divisor of a double
+          text = x + " " + k2 + " UMUL 0.5 FDIV";
+          break;
+        case 6:  // converted alone, as an output
+          text = x + " " + k1 + " UDIV " + k2 + " UMUL 0.0 FADD";
+          break;
+        case 7:  // a sum of doubles truncated, scaled, divided (TGL's EuActive)
+          text =
+              x + " " + y + " FADD " + x + " FADD " + k1 + " UDIV " + k2 + " UMUL " + y + " FDIV";
+          break;
+        case 8:  // a power-of-two scale
+          text = x + " " + y + " UADD " + std::to_string(1ull << g.below(64)) + " UMUL";
+          break;
+        default:  // a shared intermediate: the UDIV is used twice
+          text = x + " " + k1 + " UDIV " + x + " " + k1 + " UDIV " + k2 + " UMUL FDIV";
+          break;
+      }
+      const auto r = ex::parse_rpn(text, b, resolve);
+      ASSERT_TRUE(r.status) << text;
+      p.outputs.push_back(r.root);
+      if (g.below(3) == 0) {  // an intermediate (any earlier node) as an output too
+        p.outputs.push_back(static_cast<std::uint32_t>(g.below(r.root + 1)));
+      }
+    }
+    p.nodes = std::move(b).take();
+    p = ex::compact(p, true);
+    std::vector<std::vector<std::uint64_t>> out(p.outputs.size(), std::vector<std::uint64_t>(rows));
+    std::vector<std::uint64_t*> outp;
+    for (auto& c : out) outp.push_back(c.data());
+    ex::batch_evaluator be(p);
+    ASSERT_TRUE(be.evaluate(in, rows, outp));
+    fused += be.fused_nodes();
+    ex::scalar_evaluator se(p);
+    std::vector<value> sv(p.outputs.size());
+    for (std::size_t row = 0; row < rows; ++row) {
+      std::uint64_t one[inputs];
+      for (int k = 0; k < inputs; ++k) one[k] = cols[k][row];
+      ASSERT_TRUE(se.evaluate(one, sv));
+      for (std::size_t k = 0; k < sv.size(); ++k) {
+        ASSERT_EQ(out[k][row], sv[k].bits) << "program " << i << " output " << k << " row " << row;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(fused, 400u) << "the shapes above are the ones the evaluator fuses";
+  std::printf("fused chains (%zu nodes folded): %zu values agree with the scalar evaluator\n",
+              fused, compared);
+}
+
+}  // namespace
