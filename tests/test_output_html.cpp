@@ -106,6 +106,51 @@ TEST(HtmlBands, OddCapacityFoldsTheLastBucketAlone) {
   EXPECT_EQ(g.at(0, 1).hi, 4);
 }
 
+// Capacity 8, origin 0, intervals [0,2) [2,5) [6,7) [12,14), values 1..4.
+// Worked by hand (w = 1): [0,2) fills buckets 0..2; [2,5) the buckets after
+// the last end (2) up to 5: 3..5; [6,7) 6..7 (bucket 6 is inside it).
+// End 14 folds: [1] [1,2] [2] [3] at w = 2; [12,14) fills the buckets of
+// 12..14 after the last end's (7 -> bucket 3): 6..7; 4 and 5 (time 8..12,
+// which no interval covers) stay empty.
+TEST(HtmlBands, IntervalsFillTheBucketsTheySpanButNotTheGaps) {
+  html::band_grid g(1, 8);
+  g.start(0);
+  auto r = g.place(0, 2);
+  EXPECT_EQ(r.first, 0u);
+  EXPECT_EQ(r.last, 2u);
+  g.add(0, r, 1);
+  r = g.place(2, 5);
+  EXPECT_EQ(r.first, 3u);
+  EXPECT_EQ(r.last, 5u);
+  g.add(0, r, 2);
+  r = g.place(6, 7);
+  EXPECT_EQ(r.first, 6u);
+  EXPECT_EQ(r.last, 7u);
+  g.add(0, r, 3);
+  r = g.place(12, 14);
+  EXPECT_EQ(g.width(), 2u);
+  EXPECT_EQ(r.first, 6u);
+  EXPECT_EQ(r.last, 7u);
+  g.add(0, r, 4);
+  const double want[8][2] = {{1, 1}, {1, 2}, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {4, 4}, {4, 4}};
+  for (std::size_t b = 0; b < 8; ++b) {
+    if (b == 4 || b == 5) {
+      EXPECT_TRUE(g.at(0, b).empty()) << b;
+      continue;
+    }
+    EXPECT_EQ(g.at(0, b).lo, want[b][0]) << b;
+    EXPECT_EQ(g.at(0, b).hi, want[b][1]) << b;
+  }
+  const std::uint64_t rows[8] = {0, 1, 1, 1, 0, 0, 0, 1};
+  for (std::size_t b = 0; b < 8; ++b) EXPECT_EQ(g.rows(b), rows[b]) << b;
+  // Backwards or overlapping intervals fill nothing before the latest end.
+  r = g.place(15, 3);
+  EXPECT_EQ(r.first, r.last);
+  r = g.place(0, 15);
+  EXPECT_EQ(r.first, 7u);
+  EXPECT_EQ(r.last, 7u);
+}
+
 TEST(HtmlBands, TheLargestKeyNeitherOverflowsNorHangs) {
   html::band_grid g(2, 2);
   g.place(0);

@@ -5,14 +5,20 @@
 //
 // The grid starts at an origin `x0` with buckets one unit wide: bucket i
 // holds the keys [x0 + i*w, x0 + (i+1)*w). Keys are a row's time on the
-// schema's clock (or its report index when the source has no clock). When a
+// schema's clock (or its report index when the source has no clock). A row
+// is an interval [begin, end): its values go to the bucket of its end and to
+// every bucket after the latest end seen so far that the interval covers, so
+// a bucket no interval ends in shows the interval that spans it (sampling
+// slower than the bucket width leaves no false gaps), while time no interval
+// covers (a loss, a filtered context) stays a gap. When a
 // key lands at or past bucket `capacity`, neighbouring buckets are folded in
 // pairs (2i and 2i+1 become i: min of the minima, max of the maxima, counts
 // added) and `w` doubles, until it fits. Once at least `capacity` units have
 // been seen, the buckets in use therefore number more than capacity/2 and at
 // most capacity: with capacity = the chart's width in pixels, each bucket is
 // one to two pixel columns wide, whatever the number of rows. The cost is
-// O(series) per row plus O(series x capacity) per fold, and folds happen at
+// O(series) per row plus O(series x capacity) per fold (a bucket is filled
+// from a spanning interval at most once between folds), and folds happen at
 // most 63 times: w never passes 2^63, since with capacity >= 2 no key
 // satisfies (x - x0) / 2^63 >= capacity.
 //
@@ -65,13 +71,40 @@ class band_grid {
   std::size_t place(std::uint64_t x) {
     const std::size_t b = locate(x);
     ++rows_[b];
+    max_end_ = std::max(max_end_, x);
+    seen_ = true;
     return b;
+  }
+  // The buckets of an interval [begin, end): `last` is the bucket of its
+  // end (one row counted there), `first` the first bucket after the latest
+  // end seen before it that the interval covers (`last` when none). Values
+  // of the row go to every bucket of the range.
+  struct bucket_range {
+    std::size_t first;
+    std::size_t last;
+  };
+  bucket_range place(std::uint64_t begin, std::uint64_t end) {
+    const bool had = seen_;
+    const std::uint64_t before = max_end_;
+    const std::size_t last = place(end);
+    std::size_t first = last;
+    if (begin <= end) {
+      std::size_t from = bucket_of(begin);
+      if (had) from = std::max(from, bucket_of(before) + 1);
+      first = std::min(from, last);
+    }
+    return {first, last};
   }
   // Marks a loss in the bucket of key `x` (where reports resume).
   void add_loss(std::uint64_t x) { ++losses_[locate(x)]; }
   // Adds a value of series `s` to bucket `b` (from place()); non-finite values are skipped.
   void add(std::size_t s, std::size_t b, double v) noexcept {
     if (std::isfinite(v)) bands_[s * cap_ + b].add(v);
+  }
+  void add(std::size_t s, bucket_range r, double v) noexcept {
+    if (!std::isfinite(v)) return;
+    band* p = &bands_[s * cap_];
+    for (std::size_t b = r.first; b <= r.last; ++b) p[b].add(v);
   }
 
   bool started() const noexcept { return started_; }
@@ -102,6 +135,10 @@ class band_grid {
     const auto b = static_cast<std::size_t>((x - x0_) / w_);
     used_ = std::max(used_, b + 1);
     return b;
+  }
+  // The bucket of a key already within the grid (no fold, no count).
+  std::size_t bucket_of(std::uint64_t x) const noexcept {
+    return static_cast<std::size_t>((std::max(x, x0_) - x0_) / w_);
   }
   // Buckets 2i and 2i+1 become bucket i; the upper half empties.
   void fold() {
@@ -134,6 +171,8 @@ class band_grid {
   std::uint64_t w_ = 1;
   std::size_t used_ = 0;
   std::uint64_t clamped_ = 0;
+  std::uint64_t max_end_ = 0;  // the latest key place() has seen
+  bool seen_ = false;
   bool started_ = false;
 };
 

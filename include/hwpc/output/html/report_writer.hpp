@@ -89,7 +89,12 @@ class report_writer final : public row_writer {
     if (!grid_.started()) grid_.start(timed ? r.begin : r.report);
     // A loss is marked where reports resume: this interval's start.
     for (; pending_losses_ != 0; --pending_losses_) grid_.add_loss(timed ? r.begin : r.report);
-    const std::size_t b = grid_.place(timed ? r.end : r.report);
+    band_grid::bucket_range b{};
+    if (timed) {
+      b = grid_.place(r.begin, r.end);
+    } else {
+      b.first = b.last = grid_.place(r.report);
+    }
     const std::size_t nc = s_.counters.size();
     for (std::size_t c = 0; c < nc && c < r.counters.size(); ++c) {
       grid_.add(c, b, static_cast<double>(r.counters[c]));
@@ -228,10 +233,13 @@ class report_writer final : public row_writer {
       write_duration(out_, grid_.width(), s_.ticks_per_second);
       out_ << ")";
     }
-    out_ << ", one to two pixel columns each, at most " << most
-         << " intervals in one. A bucket's bar spans the smallest and largest value of the "
-            "intervals that end in it (min/max, not a sample), so a spike is never lost. "
-            "Gaps are buckets without an interval; red lines mark losses, where reports "
+    out_ << ", ";
+    write_px(out_, static_cast<double>(plot_width) / static_cast<double>(grid_.used()));
+    out_ << " px each, at most " << most
+         << " intervals ending in one. A bucket's bar spans the smallest and largest value of "
+            "the intervals that end in it, or of the one interval that covers it when none "
+            "ends there: a min/max band, not a sample of the values, so a spike is never "
+            "dropped. Gaps are time no interval covers; red lines mark losses, where reports "
             "resume.</p>\n";
     const std::size_t nc = s_.counters.size();
     if (!s_.metrics.empty()) {
