@@ -16,11 +16,8 @@
 
 #include "hwpc/intel/platform.hpp"
 #include "hwpc/output/chrome_json.hpp"
+#include "protoc_text.hpp"
 #include "tool_runner.hpp"
-
-#ifndef HWPC_SHARED_DIR
-#define HWPC_SHARED_DIR "../shared"
-#endif
 
 namespace {
 
@@ -28,50 +25,16 @@ std::string shell(const std::string& cmd) { return hwpc::testing::run_command(cm
 
 using hwpc::testing::split;
 
-// protoc's text format, one packet at a time: "path.to.field" -> value
-// (strings unquoted; names here hold no escapes).
-using packet = std::map<std::string, std::string>;
-
-std::vector<packet> parse_text(const std::string& text) {
-  std::vector<packet> out;
-  std::vector<std::string> scope;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const auto b = line.find_first_not_of(' ');
-    if (b == std::string::npos) continue;
-    line = line.substr(b);
-    if (line.back() == '{') {
-      const std::string name = line.substr(0, line.size() - 2);
-      if (scope.empty()) out.emplace_back();
-      scope.push_back(name);
-      continue;
-    }
-    if (line == "}") {
-      scope.pop_back();
-      continue;
-    }
-    const auto colon = line.find(": ");
-    std::string key;
-    for (std::size_t i = 1; i < scope.size(); ++i) key += scope[i] + ".";
-    key += line.substr(0, colon);
-    std::string v = line.substr(colon + 2);
-    if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
-    out.back()[key] = v;
-  }
-  return out;
-}
+using hwpc::testing::protoc::packet;
+using hwpc::testing::protoc::parse_text;
 
 class PerfettoTool : public hwpc::testing::tool_test {
  protected:
   void SetUp() override {
     tool_test::SetUp();
     if (IsSkipped()) return;
-    proto_dir_ = std::filesystem::path(HWPC_SHARED_DIR) / "data/perfetto";
-    if (!std::filesystem::exists(proto_dir_ / "perfetto_trace.proto")) {
-      GTEST_SKIP() << proto_dir_ << "/perfetto_trace.proto is absent (../shared not mounted)";
-    }
-    if (std::system("command -v protoc >/dev/null 2>&1") != 0) {
-      GTEST_SKIP() << "protoc is not installed (Debian: protobuf-compiler)";
+    if (const auto why = hwpc::testing::protoc::skip_reason(proto_dir_); !why.empty()) {
+      GTEST_SKIP() << why;
     }
   }
 

@@ -1,7 +1,10 @@
 // hwpc adreno: disassembles Adreno A5xx command streams — freedreno .rd
 // captures (plain or gzip), hex dword text, or raw little-endian dwords —
 // following indirect buffers, and explains the queries and performance
-// counters in them. docs/adreno.md.
+// counters in them; with --output or --summary, writes the query results as
+// rows through the shared writers instead. docs/adreno.md.
+#include <unistd.h>
+
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -10,6 +13,13 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/adreno.hpp"
+#include "hwpc/adreno/rows.hpp"
+#include "hwpc/adreno/tracks.hpp"
+#include "hwpc/output/chrome_json.hpp"
+#include "hwpc/output/csv.hpp"
+#include "hwpc/output/json.hpp"
+#include "hwpc/output/perfetto/trace_writer.hpp"
+#include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
 #include "output.hpp"
 
@@ -19,7 +29,8 @@ namespace {
 
 const command_spec adreno_spec{
     "adreno",
-    "hwpc adreno [--queries] [--format FORMAT] FILE",
+    "hwpc adreno [--queries] [--format FORMAT] [--output csv|json|perfetto|chrome-json]\n"
+    "            [--summary] FILE",
     "Disassembles an Adreno A5xx command stream: one line per packet with its byte offset,\n"
     "header, name and payload (indented per indirect-buffer level), and after the packets\n"
     "of each recognised query sequence or performance-counter select/sample a line\n"
@@ -27,9 +38,17 @@ const command_spec adreno_spec{
     "FILE is a freedreno .rd capture (gzip-compressed too when built with zlib), hex dword\n"
     "text (the seed's or cffdump's listing), or raw little-endian dwords; --format\n"
     "overrides the detection. Bad data is reported with its byte offset and skipped; the\n"
-    "output is then partial and the exit status 2. Zero dwords are padding.",
+    "output is then partial and the exit status 2. Zero dwords are padding.\n"
+    "--output writes the query results as rows instead (the rows of hwpc decode): report\n"
+    "(result index), offset (the .rd section holding the value, else the query's first\n"
+    "packet), timestamp (always-on ticks, 19.2 MHz), reason, ctx_id (empty), then\n"
+    "samples_passed, time_elapsed (ns), gpu_time (ns) and one column per sampled counter\n"
+    "(<GROUP>_<n>), each empty when the row's query does not produce it or the capture does\n"
+    "not hold it. --summary: one row of totals. docs/adreno.md, \"Rows\".",
     {{"queries", "", "print only the recognised queries and counters"},
-     {"format", "FORMAT", "auto (default), rd, hex or bin"}},
+     {"format", "FORMAT", "auto (default), rd, hex or bin"},
+     {"output", "csv|json|perfetto|chrome-json", "write the query results as rows"},
+     {"summary", "", "one row: the results' totals"}},
     1,
     1};
 
@@ -136,6 +155,74 @@ class printer : public adreno::rd::capture_sink {
   std::size_t issues_ = 0, notes_ = 0;
 };
 
+// --output / --summary: the query results as rows through the shared writers.
+int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
+               const std::string& output_kind, bool summary) {
+  const adreno::input_kind kind = kind_text == "rd"    ? adreno::input_kind::rd
+                                  : kind_text == "hex" ? adreno::input_kind::hex
+                                                       : adreno::input_kind::bin;
+  auto cols = adreno::sampled_counters(kind, data);
+  if (!cols) return fail("adreno", path + ": " + cols.error_value().describe(), exit_bad_input);
+  const row_schema schema = adreno::schema_of(*cols);
+  output::text_buffer out(stdout);
+  adreno::result_totals totals(schema);
+  std::optional<output::summary_writer> sum;
+  std::optional<output::csv_writer> csv;
+  std::optional<output::json_writer> js;
+  std::optional<output::chrome_json_writer> chrome;
+  std::optional<output::perfetto::trace_writer> trace;
+  output::row_writer* w = nullptr;
+  const std::string title =
+      "hwpc adreno " + std::string(adreno::input_kind_name(kind)) + ": " + path;
+  if (summary) {
+    w = &sum.emplace(out, schema, output_kind == "json",
+                     [&](std::span<const std::uint64_t>, std::uint64_t, std::vector<cell>& c) {
+                       c = totals.cells();
+                     });
+  } else if (output_kind == "json") {
+    w = &js.emplace(out, schema);
+  } else if (output_kind == "perfetto") {
+    w = &trace.emplace(out, schema, title, adreno::track_layout_of(*cols));
+  } else if (output_kind == "chrome-json") {
+    w = &chrome.emplace(out, schema, title);
+  } else {
+    w = &csv.emplace(out, schema);
+  }
+  std::size_t shown = 0, notes = 0;
+  auto done = adreno::for_each_row(
+      kind, data, schema,
+      [&](const row& r) {
+        totals.add(r);
+        w->write(r);
+      },
+      [&](const error& e, bool note) {
+        std::size_t& n = note ? notes : shown;
+        if (++n <= max_issues_shown) {
+          std::fprintf(stderr, "hwpc adreno: %s: %s%s\n", path.c_str(), note ? "note: " : "",
+                       e.describe().c_str());
+        }
+      });
+  if (!done) {
+    out.flush();
+    return fail("adreno", path + ": " + done.error_value().describe(), exit_bad_input);
+  }
+  w->end(done->acc);
+  out.flush();
+  if (done->gpu_id && (*done->gpu_id < 500 || *done->gpu_id > 599)) {
+    std::fprintf(stderr, "hwpc adreno: %s: note: GPU id %u is not an A5xx; decoded as A5xx\n",
+                 path.c_str(), static_cast<unsigned>(*done->gpu_id));
+  }
+  if (done->issues != 0) {
+    std::fprintf(stderr,
+                 "hwpc adreno: %s: %zu problem%s (%llu bytes skipped); the output above is "
+                 "partial\n",
+                 path.c_str(), done->issues, done->issues == 1 ? "" : "s",
+                 static_cast<unsigned long long>(done->walk.skipped_bytes));
+    return exit_bad_input;
+  }
+  return exit_ok;
+}
+
 }  // namespace
 
 int cmd_adreno(const std::vector<std::string>& args) {
@@ -147,6 +234,22 @@ int cmd_adreno(const std::vector<std::string>& args) {
   if (format != "auto" && format != "rd" && format != "hex" && format != "bin") {
     return fail("adreno", "--format must be auto, rd, hex or bin, not '" + format + "'",
                 exit_usage);
+  }
+  const std::string output_kind = parsed->get("output").value_or("");
+  const bool summary = parsed->has("summary");
+  const bool rows = summary || !output_kind.empty();
+  if (!output_kind.empty() && output_kind != "csv" && output_kind != "json" &&
+      output_kind != "perfetto" && output_kind != "chrome-json") {
+    return fail("adreno",
+                "--output must be csv, json, perfetto or chrome-json, not '" + output_kind + "'",
+                exit_usage);
+  }
+  if (rows && parsed->has("queries")) {
+    return fail("adreno", "--queries is the listing's; --output and --summary write rows",
+                exit_usage);
+  }
+  if (output_kind == "perfetto" && !summary && ::isatty(STDOUT_FILENO) != 0) {
+    return fail("adreno", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
   }
   auto file = mapped_file::open(path);
   if (!file) return fail("adreno", file.error_value().message, exit_bad_input);
@@ -181,6 +284,8 @@ int cmd_adreno(const std::vector<std::string>& args) {
   if (kind == "auto") {
     kind = adreno::rd::looks_like_rd(data) ? "rd" : adreno::looks_like_text(data) ? "hex" : "bin";
   }
+
+  if (rows) return write_rows(path, kind, data, output_kind, summary);
 
   out_buffer out(stdout);
   const bool listing = !parsed->has("queries");

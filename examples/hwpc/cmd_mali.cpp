@@ -1,10 +1,13 @@
 // hwpc mali: decode a capture of Mali hardware-counter samples (kbase vinstr or
 // kinstr_prfcnt) for any GPU of Arm's counter database and write one row per
-// sample through the shared writers (CSV, JSON, Chrome trace JSON, or one row
-// of totals): every counter of the GPU's table summed over its block
+// sample through the shared writers (CSV, JSON, a native Perfetto trace,
+// Chrome trace JSON, or one row of totals): every counter of the GPU's table
+// summed over its block
 // instances and, with --bus-width-bits, the derived counters (the Mali-G72
 // guide's or Arm's database's). Rows are written as samples are decoded
 // (memory does not grow with the capture).
+#include <unistd.h>
+
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -18,10 +21,12 @@
 #include "commands.hpp"
 #include "hwpc/mali.hpp"
 #include "hwpc/mali/rows.hpp"
+#include "hwpc/mali/tracks.hpp"
 #include "hwpc/output/chrome_json.hpp"
 #include "hwpc/output/csv.hpp"
 #include "hwpc/output/html/report_writer.hpp"
 #include "hwpc/output/json.hpp"
+#include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
 #include "report_facts.hpp"
@@ -36,7 +41,8 @@ const command_spec mali_spec{
     "       hwpc mali --list-gpus\n"
     "       hwpc mali emulate --help",
     "Decodes FILE, a sequence of Mali hardware-counter samples, and prints one row per sample\n"
-    "(CSV, JSON or Chrome trace JSON; the rows of hwpc decode). --reader vinstr (default\n"
+    "(CSV, JSON, a native Perfetto trace or Chrome trace JSON; the rows of hwpc decode).\n"
+    "--reader vinstr (default\n"
     "for files without a header): consecutive vinstr samples (non-v4 order: front-end,\n"
     "tiler, one memory block per L2 slice, one shader-core block per core-mask bit; 64 u32\n"
     "values per block). --reader kinstr: the kinstr_prfcnt buffer as the kernel maps it\n"
@@ -46,7 +52,11 @@ const command_spec mali_spec{
     "CSV columns: report (sample index),offset,timestamp (end, ns),every counter of the GPU's\n"
     "table summed over its block instances,reason,ctx_id (empty), then with --bus-width-bits\n"
     "the derived counters (Mali-G72: the counter guide's; other GPUs or --derived database:\n"
-    "Arm's database's, those that do not need the sample's duration).\n"
+    "Arm's database's, those that do not need the sample's duration); with kinstr, `lost`\n"
+    "(a gap in the kernel's sample sequence numbers is a lost row, reason sequence-gap).\n"
+    "--per-instance adds each L2 slice's and shader core's counters (l2slice<i>.NAME,\n"
+    "core<bit>.NAME). --output perfetto (redirect stdout to a file) has them too, as\n"
+    "tracks per GPU / block / core (docs/perfetto.md).\n"
     "The GPU is never guessed: --gpu takes any name from Arm's ProductInfo (mali-g78, G78,\n"
     "Immortalis-G925) or a raw GPU_ID (32- or 64-bit form). Malformed input exits with\n"
     "status 2 and the byte offset.",
@@ -60,7 +70,9 @@ const command_spec mali_spec{
      {"derived", "guide|database",
       "which derived counters: the Mali-G72 guide's (default on the G72) or Arm's database's"},
      {"counters-only", "", "no derived counters"},
-     {"output", "csv|json|chrome-json|html", "output format (default csv; html: hwpc report)"},
+     {"output", "csv|json|perfetto|chrome-json|html",
+      "output format (default csv; html: hwpc report)"},
+     {"per-instance", "", "also each L2 slice's and shader core's counters"},
      {"summary", "", "one row: every sample's counters totalled, derived counters of the totals"},
      {"list-gpus", "", "list every GPU (product id, names, layout, readers) and exit"}},
     0,
@@ -228,15 +240,22 @@ int cmd_mali(const std::vector<std::string>& args) {
 
   const std::string output_kind = parsed->get("output").value_or("csv");
   if (output_kind != "csv" && output_kind != "json" && output_kind != "chrome-json" &&
-      output_kind != "html") {
-    return fail("mali", "--output: expected csv, json, chrome-json or html", exit_usage);
+      output_kind != "perfetto" && output_kind != "html") {
+    return fail("mali", "--output: expected csv, json, perfetto, chrome-json or html", exit_usage);
   }
   if (output_kind == "html" && parsed->has("summary")) {
     return fail("mali", "--summary and --output html: the report holds the totals already",
                 exit_usage);
   }
-  const bool timed = reader == "kinstr" || header.has_value();
-  mali::row_builder builder(*gpu, metrics ? &*metrics : nullptr, timed);
+  const bool perfetto = output_kind == "perfetto" && !parsed->has("summary");
+  if (perfetto && ::isatty(STDOUT_FILENO) != 0) {
+    return fail("mali", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
+  }
+  mali::row_options ropt;
+  ropt.timed = reader == "kinstr" || header.has_value();
+  ropt.losses = reader == "kinstr";
+  if (perfetto || parsed->has("per-instance")) ropt.per_instance = layout;
+  mali::row_builder builder(*gpu, metrics ? &*metrics : nullptr, ropt);
   const row_schema& schema = builder.schema();
   output::text_buffer out(stdout);
   const bool json = output_kind == "json";
@@ -244,6 +263,7 @@ int cmd_mali(const std::vector<std::string>& args) {
   std::optional<output::csv_writer> csv;
   std::optional<output::json_writer> js;
   std::optional<output::chrome_json_writer> chrome;
+  std::optional<output::perfetto::trace_writer> trace;
   std::optional<output::html::report_writer> report;
   std::optional<error> metric_error;
   output::row_writer* w = nullptr;
@@ -265,6 +285,9 @@ int cmd_mali(const std::vector<std::string>& args) {
         std::move(totals_metrics));
   } else if (json) {
     w = &js.emplace(out, schema);
+  } else if (perfetto) {
+    w = &trace.emplace(out, schema, "hwpc mali " + schema.source + ": " + path,
+                       mali::track_layout_of(*gpu, schema, ropt));
   } else if (output_kind == "chrome-json") {
     w = &chrome.emplace(out, schema, "hwpc mali " + schema.source + ": " + path);
   } else {

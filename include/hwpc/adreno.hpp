@@ -15,4 +15,5 @@
 #include "hwpc/adreno/rd.hpp"
 #include "hwpc/adreno/rd_capture.hpp"
 #include "hwpc/adreno/recognise.hpp"
+#include "hwpc/adreno/rows.hpp"
 #include "hwpc/adreno/walk.hpp"

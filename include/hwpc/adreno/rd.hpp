@@ -154,6 +154,7 @@ struct gpu_buffer {
 struct located {
   byte_span bytes{};
   std::size_t file_offset = 0;
+  std::size_t buffer_offset = 0;  // file offset of the buffer's first byte (its section's payload)
 };
 
 // The GPU buffers of one submit. Lookups use the buffer with the highest base
@@ -187,7 +188,7 @@ class address_space {
     const std::size_t take =
         static_cast<std::size_t>(std::min<std::uint64_t>(n, it->contents.size() - at));
     return located{it->contents.subspan(static_cast<std::size_t>(at), take),
-                   it->file_offset + static_cast<std::size_t>(at)};
+                   it->file_offset + static_cast<std::size_t>(at), it->file_offset};
   }
 
  private:

@@ -51,6 +51,8 @@ class capture_reader {
 
   const capture_stats& stats() const noexcept { return stats_; }
   const walk_stats& walk() const noexcept { return walker_.stats(); }
+  // The buffers of the submit being read (valid inside the sink's callbacks).
+  const address_space& space() const noexcept { return space_; }
 
   // Reads every section; the error, if any, is the framing error that ended
   // the read (also the last issue reported).

@@ -28,6 +28,8 @@
 // row's buffers and reuses them for every sample.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -70,15 +72,59 @@ constexpr std::string_view kinstr_flags_name(std::uint32_t flags) noexcept {
   return "";
 }
 
+// What a schema holds besides the summed counters.
+struct row_options {
+  bool timed = true;  // samples carry kbase times (kinstr_prfcnt, capture files)
+  // The source can skip samples (kinstr_prfcnt: a gap in the sequence numbers
+  // becomes a lost row; schema.has_losses).
+  bool losses = false;
+  // With a layout: after the sums, one column per counter per instance of
+  // the blocks that have several (each L2 slice, each shader core), named
+  // "<instance>.<COUNTER>": "l2slice<i>" or "core<bit>", <bit> being the
+  // core's bit in the core mask. (The front end and the tiler have one
+  // instance each: their sums are their values.)
+  std::optional<sample_layout> per_instance;
+};
+
+// One block instance of a per-instance schema.
+struct block_instance {
+  block_type type{};
+  std::uint32_t number = 0;  // L2 slice, or the core's core-mask bit
+  std::string label() const {
+    return (type == block_type::memory ? "l2slice" : "core") + std::to_string(number);
+  }
+};
+
+// The L2 slices and shader cores of a layout in sample order (cores in
+// core-mask order).
+inline std::vector<block_instance> instances_of(const sample_layout& l) {
+  std::vector<block_instance> out;
+  for (std::uint32_t i = 0; i < l.l2_slices; ++i) out.push_back({block_type::memory, i});
+  for (std::uint32_t bit = 0; bit < 64; ++bit) {
+    if ((l.core_mask >> bit) & 1u) out.push_back({block_type::shader_core, bit});
+  }
+  return out;
+}
+
 // The schema of a GPU's rows: one counter column per table counter (table
-// order), one metric column per derived counter of `ev` (may be null).
-inline row_schema schema_of(const gpu_product& gpu, const evaluator* ev, bool timed) {
+// order), the per-instance columns when asked, one metric column per
+// derived counter of `ev` (may be null).
+inline row_schema schema_of(const gpu_product& gpu, const evaluator* ev, const row_options& o) {
   row_schema s;
   s.source = std::string(gpu.name);
   if (gpu.table->key != gpu.name) s.source += " (" + std::string(gpu.table->key) + " layout)";
   s.counters.reserve(gpu.table->counters.size());
   for (const hw_counter& c : gpu.table->counters) {
     s.counters.push_back({std::string(c.name), "events", column_kind::counter});
+  }
+  if (o.per_instance) {
+    for (const block_instance& b : instances_of(*o.per_instance)) {
+      for (const hw_counter& c : gpu.table->counters) {
+        if (c.id.block != b.type) continue;
+        s.counters.push_back(
+            {b.label() + "." + std::string(c.name), "events", column_kind::counter});
+      }
+    }
   }
   if (ev != nullptr) {
     for (std::size_t i = 0; i < ev->size(); ++i) {
@@ -87,8 +133,13 @@ inline row_schema schema_of(const gpu_product& gpu, const evaluator* ev, bool ti
     }
   }
   s.clock = clock_kind::cpu_ns;
-  s.ticks_per_second = timed ? 1'000'000'000 : 0;
+  s.ticks_per_second = o.timed ? 1'000'000'000 : 0;
+  s.has_losses = o.losses;
   return s;
+}
+
+inline row_schema schema_of(const gpu_product& gpu, const evaluator* ev, bool timed) {
+  return schema_of(gpu, ev, row_options{timed, false, std::nullopt});
 }
 
 // Fills a row per sample in buffers it owns (valid until the next call).
@@ -96,8 +147,28 @@ class row_builder {
  public:
   // `gpu` and `ev` must outlive the builder; `ev` may be null (no metrics).
   row_builder(const gpu_product& gpu, const evaluator* ev, bool timed)
-      : table_(gpu.table), ev_(ev), schema_(schema_of(gpu, ev, timed)) {
-    counters_.resize(table_->counters.size());
+      : row_builder(gpu, ev, row_options{timed, false, std::nullopt}) {}
+  row_builder(const gpu_product& gpu, const evaluator* ev, const row_options& o)
+      : table_(gpu.table), ev_(ev), schema_(schema_of(gpu, ev, o)) {
+    counters_.resize(schema_.counters.size());
+    if (o.per_instance) {
+      const auto inst = instances_of(*o.per_instance);
+      std::uint32_t cores = 0, slot = 0;
+      for (const block_instance& b : inst) {
+        if (b.type == block_type::shader_core) {
+          core_slot_[b.number] = o.per_instance->l2_slices + cores++;
+          core_has_slot_[b.number] = true;
+        }
+        for (const hw_counter& c : table_->counters) {
+          if (c.id.block == b.type) columns_.push_back({slot, c.id.index});
+        }
+        ++slot;
+      }
+      values_per_block_ = table_->values_per_block;
+      slots_ = inst.size();
+      l2_slices_ = o.per_instance->l2_slices;
+      instance_values_.assign(slots_ * values_per_block_, 0);
+    }
     if (ev_ != nullptr) {
       raw_.resize(ev_->metrics().inputs().size());
       values_.resize(ev_->size());
@@ -106,11 +177,42 @@ class row_builder {
   }
   const row_schema& schema() const noexcept { return schema_; }
   const gpu_table& table() const noexcept { return *table_; }
+  bool per_instance() const noexcept { return slots_ != 0; }
+
+  // Per-instance values of the next sample: clear, then put each block.
+  // `number`: the L2 slice, or for a shader core its core-mask bit (vinstr)
+  // or its dense index (kinstr_prfcnt, `dense`).
+  void clear_instances() noexcept {
+    std::fill(instance_values_.begin(), instance_values_.end(), 0);
+  }
+  template <class ValueAt>
+  void put_instance(block_type t, std::uint32_t number, bool dense, ValueAt&& value_at) {
+    std::size_t slot = 0;
+    if (t == block_type::memory) {
+      slot = number;
+    } else if (t != block_type::shader_core) {
+      return;  // one instance: the sums hold it
+    } else if (dense) {
+      slot = l2_slices_ + number;
+    } else if (number < 64 && core_has_slot_[number]) {
+      slot = core_slot_[number];
+    } else {
+      return;
+    }
+    if (slot >= slots_) return;
+    for (std::size_t i = header_counters; i < values_per_block_; ++i) {
+      instance_values_[slot * values_per_block_ + i] = value_at(i);
+    }
+  }
 
   // The row of one sample's summed counters.
   result<const row*> make(std::uint64_t report, std::uint64_t offset, std::uint64_t begin,
                           std::uint64_t end, const block_sums& sums, std::string_view reason) {
-    for (std::size_t i = 0; i < counters_.size(); ++i) counters_[i] = sums[table_->counters[i].id];
+    const std::size_t n = table_->counters.size();
+    for (std::size_t i = 0; i < n; ++i) counters_[i] = sums[table_->counters[i].id];
+    for (std::size_t j = 0; j < columns_.size(); ++j) {
+      counters_[n + j] = instance_values_[columns_[j].slot * values_per_block_ + columns_[j].index];
+    }
     if (auto ok = evaluate(sums); !ok) return ok.error_value();
     row_ = row{};
     row_.report = report;
@@ -121,6 +223,16 @@ class row_builder {
     row_.metrics = std::span<const cell>(cells_);
     row_.reason = reason;
     return &row_;
+  }
+
+  // A lost row: samples are missing before the sample `report` at `offset`.
+  const row* make_lost(std::uint64_t report, std::uint64_t offset, std::string_view reason) {
+    lost_ = row{};
+    lost_.report = report;
+    lost_.offset = offset;
+    lost_.reason = reason;
+    lost_.lost = true;
+    return &lost_;
   }
 
   // The metrics of counter totals in schema order (--summary): the same
@@ -147,6 +259,10 @@ class row_builder {
     return {};
   }
 
+  struct instance_column {
+    std::size_t slot;
+    std::size_t index;
+  };
   const gpu_table* table_;
   const evaluator* ev_;
   row_schema schema_;
@@ -154,7 +270,14 @@ class row_builder {
   std::vector<std::uint64_t> raw_;
   std::vector<expr::value> values_;
   std::vector<cell> cells_;
+  std::vector<instance_column> columns_;        // per-instance columns after the sums
+  std::vector<std::uint64_t> instance_values_;  // [slot][value index] of the current sample
+  std::array<std::size_t, 64> core_slot_{};     // core-mask bit -> slot
+  std::array<bool, 64> core_has_slot_{};
+  std::size_t values_per_block_ = 0, slots_ = 0;
+  std::uint32_t l2_slices_ = 0;
   row row_;
+  row lost_;
 };
 
 // Every sample is a report and an interval; Mali readers report no losses.
@@ -177,7 +300,14 @@ result<accounting> for_each_row(const vinstr_capture& cap, row_builder& b, OnRow
       previous = end;
       reason = vinstr_event_name(m->event_id);
     }
-    auto r = b.make(k, cap.offset(k), begin, end, cap.at(k).sums(), reason);
+    const sample smp = cap.at(k);
+    if (b.per_instance()) {
+      b.clear_instances();
+      smp.for_each_block([&](const block_view& v) {
+        b.put_instance(v.type(), v.instance(), false, [&](std::size_t i) { return v.counter(i); });
+      });
+    }
+    auto r = b.make(k, cap.offset(k), begin, end, smp.sums(), reason);
     if (!r) return r.error_value();
     on_row(**r);
   }
@@ -186,14 +316,38 @@ result<accounting> for_each_row(const vinstr_capture& cap, row_builder& b, OnRow
 
 // The same for a kinstr_prfcnt buffer: rows are produced as samples are
 // parsed, so on a malformed sample the rows before it have been passed on
-// and the error names its byte offset.
+// and the error names its byte offset. The kernel numbers samples (SAMPLE
+// item `seq`); a sample whose number does not follow the previous one's is
+// preceded by a lost row ("sequence-gap", at the sample's report and
+// offset) when the schema has losses, and counted in `gaps` either way.
+inline constexpr std::string_view sequence_gap = "sequence-gap";
+
 template <class OnRow>
 result<accounting> for_each_row(kinstr_reader& rd, row_builder& b, OnRow&& on_row) {
+  std::optional<std::uint64_t> previous;  // the last sample's seq
+  std::uint64_t gaps = 0;
   for (std::uint64_t k = 0;; ++k) {
     auto s = rd.next();
     if (!s) return s.error_value();
-    if (!*s) return accounting_of_samples(k);
+    if (!*s) {
+      accounting a = accounting_of_samples(k);
+      a.gaps = gaps;
+      a.records += gaps;
+      return a;
+    }
     const kinstr_sample& ks = **s;
+    if (previous && ks.meta.seq != *previous + 1) {
+      ++gaps;
+      if (b.schema().has_losses) on_row(*b.make_lost(k, ks.offset, sequence_gap));
+    }
+    previous = ks.meta.seq;
+    if (b.per_instance()) {
+      b.clear_instances();
+      for (const kinstr_block& blk : ks.blocks) {
+        if (!blk.has_values()) continue;
+        b.put_instance(blk.type, blk.index, true, [&](std::size_t i) { return ks.value(blk, i); });
+      }
+    }
     auto r = b.make(k, ks.offset, ks.meta.timestamp_start, ks.meta.timestamp_end, ks.sums(),
                     kinstr_flags_name(ks.meta.flags));
     if (!r) return r.error_value();

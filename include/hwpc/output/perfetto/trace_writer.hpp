@@ -6,6 +6,9 @@
 //     raw counters               group: one counter track per schema counter
 //     <metric set>               group: one counter track per metric (when there are metrics)
 //     losses                     instant events, one per loss in the input (when it can lose)
+// A caller may place each column under its own path of groups instead
+// (`track_layout`: Mali per GPU / block / core, Adreno per query kind and
+// counter group); a group is declared before the first track under it.
 // Each counter track's CounterDescriptor carries the column's units: "ns" as
 // UNIT_TIME_NS, "us" as UNIT_TIME_NS x 1000, "bytes" as UNIT_SIZE_BYTES,
 // "events" and "number" as UNIT_COUNT, any other text ("cycles", "percent",
@@ -29,6 +32,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +55,8 @@ inline constexpr std::uint64_t raw_group_uuid = uuid_base + 2;
 inline constexpr std::uint64_t metric_group_uuid = uuid_base + 3;
 inline constexpr std::uint64_t losses_uuid = uuid_base + 4;
 inline constexpr std::uint64_t first_counter_uuid = uuid_base + 0x100;
+// Groups of a track_layout other than the two above; below 2^21 as well.
+inline constexpr std::uint64_t first_layout_group_uuid = uuid_base + (std::uint64_t{1} << 19);
 inline constexpr std::uint32_t sequence_id = 1;
 
 // How a column's units go into a CounterDescriptor.
@@ -68,6 +74,17 @@ inline unit_spec unit_of(std::string_view units) {
   return {counter_descriptor::unit_unspecified, 1, units};
 }
 
+// The groups each column's track sits under, outermost first, below the
+// root (an empty path: directly under the root). Groups with the same path
+// are one track.
+struct track_layout {
+  std::vector<std::vector<std::string>> counters;  // one path per schema counter
+  std::vector<std::vector<std::string>> metrics;   // one path per schema metric
+  // Track names of the counter columns when they differ from the column
+  // names (a counter per core: the same name under each core's group).
+  std::vector<std::string> counter_names;
+};
+
 class trace_writer final : public row_writer {
  public:
   using clock_map = std::function<std::int64_t(std::uint64_t)>;
@@ -75,24 +92,38 @@ class trace_writer final : public row_writer {
   // ("metrics" when empty); `to_ns` defaults to the schema's tick rate.
   trace_writer(text_buffer& out, const row_schema& s, std::string_view title,
                std::string_view metric_group = {}, clock_map to_ns = {})
+      : trace_writer(out, s, title, default_layout(s, metric_group), std::move(to_ns)) {}
+
+  // Each column under the groups `layout` names for it.
+  trace_writer(text_buffer& out, const row_schema& s, std::string_view title, track_layout layout,
+               clock_map to_ns = {})
       : out_(out), s_(s), to_ns_(std::move(to_ns)) {
     if (!to_ns_) {
       const std::uint64_t hz = s.ticks_per_second;
       to_ns_ = [hz](std::uint64_t t) { return ticks_to_ns(t, hz); };
     }
+    layout.counters.resize(s.counters.size());
+    layout.metrics.resize(s.metrics.size());
     group(root_uuid, 0, title);
-    group(raw_group_uuid, root_uuid, "raw counters");
     for (std::size_t c = 0; c < s.counters.size(); ++c) {
-      counter_track(first_counter_uuid + c, raw_group_uuid, s.counters[c]);
+      counter_track(first_counter_uuid + c, parent_of(layout.counters[c]), s.counters[c],
+                    c < layout.counter_names.size() ? layout.counter_names[c] : std::string_view{});
     }
-    if (!s.metrics.empty()) {
-      group(metric_group_uuid, root_uuid, metric_group.empty() ? "metrics" : metric_group);
-      for (std::size_t j = 0; j < s.metrics.size(); ++j) {
-        counter_track(first_counter_uuid + s.counters.size() + j, metric_group_uuid, s.metrics[j]);
-      }
+    for (std::size_t j = 0; j < s.metrics.size(); ++j) {
+      counter_track(first_counter_uuid + s.counters.size() + j, parent_of(layout.metrics[j]),
+                    s.metrics[j]);
     }
     if (s.has_losses) declare_losses();
     emit();
+  }
+
+  // Intel's layout: counters under "raw counters", metrics under the set's name.
+  static track_layout default_layout(const row_schema& s, std::string_view metric_group) {
+    track_layout l;
+    l.counters.assign(s.counters.size(), {"raw counters"});
+    l.metrics.assign(s.metrics.size(),
+                     {std::string(metric_group.empty() ? "metrics" : metric_group)});
+    return l;
   }
 
   void write(const row& r) override {
@@ -120,6 +151,27 @@ class trace_writer final : public row_writer {
  private:
   static std::uint64_t clamp(std::int64_t ns) noexcept {
     return ns < 0 ? 0 : static_cast<std::uint64_t>(ns);
+  }
+  // The uuid of the group at `path`, declaring it and its parents when new.
+  // The first two groups keep the uuids of the default layout's two groups.
+  std::uint64_t parent_of(const std::vector<std::string>& path) {
+    std::uint64_t parent = root_uuid;
+    std::string key;
+    for (const std::string& name : path) {
+      key += name;
+      key += '\0';
+      auto it = groups_.find(key);
+      if (it == groups_.end()) {
+        const std::size_t n = groups_.size();
+        const std::uint64_t uuid = n == 0   ? raw_group_uuid
+                                   : n == 1 ? metric_group_uuid
+                                            : first_layout_group_uuid + n;
+        it = groups_.emplace(key, uuid).first;
+        group(uuid, parent, name);
+      }
+      parent = it->second;
+    }
+    return parent;
   }
   void declare_losses() {
     group(losses_uuid, root_uuid, "losses");
@@ -163,13 +215,14 @@ class trace_writer final : public row_writer {
     w_.end(d);
     w_.end(p);
   }
-  void counter_track(std::uint64_t uuid, std::uint64_t parent, const column& col) {
+  void counter_track(std::uint64_t uuid, std::uint64_t parent, const column& col,
+                     std::string_view name = {}) {
     auto p = w_.begin(trace::packet);
     sequence();
     auto d = w_.begin(trace_packet::track_descriptor);
     w_.varint(track_descriptor::uuid, uuid);
     w_.varint(track_descriptor::parent_uuid, parent);
-    w_.string(track_descriptor::name, col.name);
+    w_.string(track_descriptor::name, name.empty() ? std::string_view(col.name) : name);
     auto c = w_.begin(track_descriptor::counter);
     const unit_spec u = unit_of(col.units);
     if (u.unit != counter_descriptor::unit_unspecified) {
@@ -203,7 +256,8 @@ class trace_writer final : public row_writer {
   const row_schema& s_;
   clock_map to_ns_;
   proto::writer w_;
-  std::vector<std::string> pending_losses_;  // lost rows since the last interval
+  std::map<std::string, std::uint64_t> groups_;  // path (names, each ended by NUL) -> uuid
+  std::vector<std::string> pending_losses_;      // lost rows since the last interval
   std::uint64_t last_ns_ = 0;
   bool first_ = true;
   bool losses_declared_ = false;

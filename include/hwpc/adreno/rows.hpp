@@ -1,0 +1,404 @@
+// Adreno A5xx query results as rows of the row contract (core/row.hpp), so
+// `hwpc adreno --output ...` writes through the same CSV, JSON, Perfetto and
+// summary writers as Intel and Mali (docs/adreno.md, "Rows").
+//
+//   auto cols = hwpc::adreno::sampled_counters(input_kind::rd, bytes);   // first pass
+//   row_schema s = hwpc::adreno::schema_of(*cols);
+//   auto done = hwpc::adreno::for_each_row(input_kind::rd, bytes, s, on_row, on_issue);
+//
+// A row is one query result: an occlusion end (`samples_passed`, the slot's
+// result), a paired time-elapsed end (`time_elapsed`, stop - start), a
+// timestamp nothing pairs with or an always-on sample (`gpu_time`, ns), or a
+// performance-counter read (a column per counter sampled anywhere in the
+// input, named `<GROUP>_<n>`, the counter's 32- or 64-bit value as copied).
+// Every column is a metric cell: a row fills the one its query produces and
+// leaves the others none (empty in CSV, null in JSON, no value in Perfetto).
+//
+// Values are read from the capture's own bytes: the buffers the .rd dumps for
+// the submit that holds the query, at the query's addresses. Hex text and raw
+// dwords hold no memory, so their values are none. A value a dump does not
+// hold in full is none too.
+//
+// report: the result's index among the input's reports, a report being every
+// recognised event that reads or stores a value (occlusion begin and end,
+// timestamps, counter and always-on samples), in stream order. A begin (an
+// occlusion begin, a timestamp paired as a begin) is a stretch start: it
+// makes no row. So `reports == intervals + stretch_starts`, and every report
+// is a record (selects and other CP_MEM_TO_MEMs are not reports).
+// offset: for .rd input, the file offset of the RD_BUFFER_CONTENTS section
+// (its header) holding the result's value; when no dump holds it, or for
+// hex and raw input, the byte offset of the query's first packet in the
+// file given (for hex text: the offset of its token in the text).
+// time: always-on counter ticks (clock_kind::gpu_timestamp, 19.2 MHz, see
+// queries.hpp). A time-elapsed row runs from its start to its stop value;
+// a timestamp is a point (begin = end = its value); occlusion ends and
+// counter reads carry no time and are placed at the last timestamp value
+// read before them (0 before the first).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hwpc/adreno/hex_text.hpp"
+#include "hwpc/adreno/perfcounters.hpp"
+#include "hwpc/adreno/queries.hpp"
+#include "hwpc/adreno/rd_capture.hpp"
+#include "hwpc/adreno/recognise.hpp"
+#include "hwpc/adreno/walk.hpp"
+#include "hwpc/core/row.hpp"
+
+namespace hwpc::adreno {
+
+enum class input_kind : std::uint8_t { rd, hex, bin };
+
+constexpr std::string_view input_kind_name(input_kind k) noexcept {
+  return k == input_kind::rd ? "rd" : k == input_kind::hex ? "hex" : "bin";
+}
+
+// The columns every Adreno schema starts with, then one per sampled counter.
+inline constexpr std::size_t col_samples_passed = 0;
+inline constexpr std::size_t col_time_elapsed = 1;
+inline constexpr std::size_t col_gpu_time = 2;
+inline constexpr std::size_t first_counter_column = 3;
+
+// A performance counter of a group: one column.
+struct counter_key {
+  const counter_group* group = nullptr;
+  std::uint32_t counter = 0;
+  std::string name() const { return std::string(group->name) + "_" + std::to_string(counter); }
+  friend bool operator==(const counter_key&, const counter_key&) = default;
+};
+
+inline row_schema schema_of(std::span<const counter_key> counters) {
+  row_schema s;
+  s.source = "adreno a5xx queries";
+  s.metrics.push_back({"samples_passed", "samples", column_kind::metric});
+  s.metrics.push_back({"time_elapsed", "ns", column_kind::metric});
+  s.metrics.push_back({"gpu_time", "ns", column_kind::metric});
+  for (const counter_key& k : counters)
+    s.metrics.push_back({k.name(), "events", column_kind::metric});
+  s.clock = clock_kind::gpu_timestamp;
+  s.ticks_per_second = always_on_hz;
+  return s;
+}
+
+// What a read of the input produced besides its rows.
+struct rows_done {
+  accounting acc;
+  walk_stats walk;
+  std::size_t issues = 0;
+  std::optional<std::uint32_t> gpu_id;
+};
+
+namespace detail {
+
+// Receives walked packets, recognises queries and turns results into rows.
+class result_rows final : public rd::capture_sink {
+ public:
+  using row_fn = std::function<void(const row&)>;
+  using issue_fn = std::function<void(const error&, bool note)>;
+
+  // `schema` null: collect the sampled counters only (no rows).
+  result_rows(const row_schema* schema, row_fn on_row, issue_fn on_issue,
+              std::function<std::size_t(std::size_t)> map)
+      : schema_(schema),
+        on_row_(std::move(on_row)),
+        on_issue_(std::move(on_issue)),
+        map_(std::move(map)) {
+    if (schema_ == nullptr) return;
+    cells_.resize(schema_->metrics.size());
+    for (std::size_t j = first_counter_column; j < schema_->metrics.size(); ++j) {
+      column_of_[schema_->metrics[j].name] = j;
+    }
+  }
+  void attach(const rd::address_space* space) noexcept { space_ = space; }
+
+  void on_packet(const walked_packet& w) override {
+    rec_.push(w.pkt);
+    take_snapshots();
+    rec_.release([this](const query_event& ev) { handle(ev); });
+  }
+  void on_issue(const error& e) override {
+    ++issues_;
+    report_issue(e, false);
+  }
+  void on_note(const error& e) override { report_issue(e, true); }
+  void on_gpu_id(std::uint32_t id, std::size_t) override {
+    if (!gpu_id_) gpu_id_ = id;
+  }
+  void finish() {
+    rec_.finish();
+    take_snapshots();
+    rec_.release([this](const query_event& ev) { handle(ev); }, true);
+  }
+
+  const accounting& acc() const noexcept { return acc_; }
+  std::size_t issues() const noexcept { return issues_; }
+  std::optional<std::uint32_t> gpu_id() const noexcept { return gpu_id_; }
+  const std::vector<counter_key>& sampled() const noexcept { return sampled_; }
+
+ private:
+  // Values read at the moment an event is recognised, from the submit that
+  // holds it (the address space changes at the next submit).
+  struct snapshot {
+    std::optional<std::uint64_t> v[3];
+    std::optional<std::size_t> section;  // the BUFFER_CONTENTS header holding the result
+  };
+
+  void report_issue(const error& e, bool note) {
+    if (!on_issue_) return;
+    error m = e;
+    m.offset = map_(e.offset);
+    on_issue_(m, note);
+  }
+
+  // Reads `n` (4 or 8) bytes at `addr`; none when no dump holds them all.
+  std::optional<std::uint64_t> read(std::uint64_t addr, std::size_t n,
+                                    std::optional<std::size_t>* section = nullptr) const {
+    if (space_ == nullptr) return std::nullopt;
+    auto loc = space_->find(addr, n);
+    if (!loc || loc->bytes.size() < n) return std::nullopt;
+    // The payload of a section follows its 8-byte header (type, size).
+    if (section != nullptr) *section = loc->buffer_offset - 8;
+    return n == 8 ? load_le64(loc->bytes.data()) : std::uint64_t{load_le32(loc->bytes.data())};
+  }
+
+  snapshot take(const query_event& ev) const {
+    snapshot s;
+    switch (ev.op) {
+      case query_op::occlusion_end:
+        s.v[0] = read(ev.slot + occlusion_slot::start_offset, 8);
+        s.v[1] = read(ev.slot + occlusion_slot::result_offset, 8, &s.section);
+        s.v[2] = read(ev.slot + occlusion_slot::stop_offset, 8);
+        break;
+      case query_op::timestamp:
+        if (ev.role == timestamp_role::end && ev.slot_size == time_elapsed_slot24::size) {
+          s.v[0] = read(ev.slot + time_elapsed_slot24::start_offset, 8);
+          s.v[1] = read(ev.slot + time_elapsed_slot24::result_offset, 8, &s.section);
+          s.v[2] = read(ev.slot + time_elapsed_slot24::stop_offset, 8);
+        } else if (ev.role == timestamp_role::end) {
+          s.v[0] = read(ev.slot + time_elapsed_slot::start_offset, 8);
+          s.v[2] = read(ev.slot + time_elapsed_slot::stop_offset, 8, &s.section);
+        } else {
+          s.v[0] = read(ev.address, 8, &s.section);
+        }
+        break;
+      case query_op::counter_sample:
+      case query_op::always_on_sample:
+        s.v[0] = read(ev.address, ev.sample_dwords == 2 ? 8 : 4, &s.section);
+        break;
+      default:
+        break;
+    }
+    return s;
+  }
+
+  void take_snapshots() {
+    const std::size_t total = released_ + rec_.events().size();
+    for (; snapped_ < total; ++snapped_)
+      snaps_.push_back(take(rec_.events()[snapped_ - released_]));
+  }
+
+  void handle(const query_event& ev) {
+    const snapshot s = snaps_.front();
+    snaps_.pop_front();
+    ++released_;
+    const bool begin = ev.op == query_op::occlusion_begin ||
+                       (ev.op == query_op::timestamp && ev.role == timestamp_role::begin);
+    const bool result = ev.op == query_op::occlusion_end || ev.op == query_op::timestamp ||
+                        ev.op == query_op::counter_sample || ev.op == query_op::always_on_sample;
+    if (!begin && !result) return;  // selects and other CP_MEM_TO_MEMs are not reports
+    const std::uint64_t report = acc_.reports;
+    ++acc_.records;
+    ++acc_.reports;
+    if (begin) {
+      ++acc_.stretch_starts;
+      if (ev.op == query_op::timestamp && s.v[0]) last_ticks_ = *s.v[0];
+      return;
+    }
+    std::optional<counter_key> key;
+    if (ev.op == query_op::counter_sample && ev.counter) {
+      key = counter_key{ev.counter->group, ev.counter->counter};
+      if (std::find(sampled_.begin(), sampled_.end(), *key) == sampled_.end()) {
+        sampled_.push_back(*key);
+      }
+    }
+    ++acc_.intervals;
+    if (schema_ == nullptr) return;
+    for (cell& c : cells_) c = cell::none();
+    row r;
+    r.report = report;
+    r.offset = s.section ? *s.section : map_(ev.offset);
+    r.begin = r.end = last_ticks_;
+    switch (ev.op) {
+      case query_op::occlusion_end:
+        if (s.v[1]) cells_[col_samples_passed] = cell::u(*s.v[1]);
+        r.reason = "occlusion";
+        break;
+      case query_op::timestamp:
+        if (ev.role == timestamp_role::end) {
+          r.reason = "time-elapsed";
+          if (s.v[0] && s.v[2]) {
+            r.begin = *s.v[0];
+            r.end = *s.v[2];
+            last_ticks_ = *s.v[2];
+          }
+          if (ev.slot_size == time_elapsed_slot24::size) {
+            if (s.v[1]) cells_[col_time_elapsed] = cell::u(ticks_to_ns(*s.v[1]));
+          } else if (s.v[0] && s.v[2]) {
+            cells_[col_time_elapsed] = cell::u(ticks_to_ns(*s.v[2] - *s.v[0]));
+          }
+        } else {
+          r.reason = "timestamp";
+          stamp(r, s);
+        }
+        break;
+      case query_op::always_on_sample:
+        r.reason = "always-on";
+        stamp(r, s);
+        break;
+      default: {  // counter_sample
+        reason_ = key ? key->name() : std::string("counter");
+        if (key && ev.countable) reason_ = countable_name(*key->group, *ev.countable);
+        r.reason = reason_;
+        if (key && s.v[0]) {
+          auto it = column_of_.find(key->name());
+          if (it != column_of_.end()) cells_[it->second] = cell::u(*s.v[0]);
+        }
+        break;
+      }
+    }
+    r.metrics = cells_;
+    on_row_(r);
+  }
+
+  void stamp(row& r, const snapshot& s) {
+    if (!s.v[0]) return;
+    r.begin = r.end = last_ticks_ = *s.v[0];
+    cells_[col_gpu_time] = cell::u(ticks_to_ns(*s.v[0]));
+  }
+
+  const row_schema* schema_;
+  row_fn on_row_;
+  issue_fn on_issue_;
+  std::function<std::size_t(std::size_t)> map_;
+  const rd::address_space* space_ = nullptr;
+  recogniser rec_{std::size_t{1} << 16};
+  std::deque<snapshot> snaps_;  // one per event not yet released, in order
+  std::size_t snapped_ = 0, released_ = 0;
+  std::map<std::string, std::size_t> column_of_;
+  std::vector<cell> cells_;
+  std::vector<counter_key> sampled_;
+  std::string reason_;
+  std::uint64_t last_ticks_ = 0;
+  accounting acc_;
+  std::size_t issues_ = 0;
+  std::optional<std::uint32_t> gpu_id_;
+};
+
+// Walks `data` as `kind` into `sink`; the hex text is parsed first.
+inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema* schema,
+                              result_rows::row_fn on_row, result_rows::issue_fn on_issue,
+                              result_rows** done, std::optional<result_rows>& holder) {
+  if (data.empty()) return make_error(errc::empty_input, 0, "empty input");
+  if (kind == input_kind::rd) {
+    auto& sink = holder.emplace(schema, std::move(on_row), std::move(on_issue),
+                                [](std::size_t o) { return o; });
+    rd::capture_reader reader(sink);
+    sink.attach(&reader.space());
+    (void)reader.read(data);  // a framing error is also an issue, reported to the sink
+    sink.finish();
+    *done = &sink;
+    return reader.walk();
+  }
+  if (kind == input_kind::hex) {
+    const std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
+    auto hd = parse_hex_text(text);
+    if (!hd) return hd.error_value();
+    const hex_dwords h = std::move(*hd);
+    auto& sink =
+        holder.emplace(schema, std::move(on_row), std::move(on_issue),
+                       [&h, n = text.size()](std::size_t o) { return h.text_offset(o, n); });
+    walker w(sink, nullptr);
+    w.walk(h.bytes, 0, 0);
+    sink.finish();
+    *done = &sink;
+    return w.stats();
+  }
+  auto& sink = holder.emplace(schema, std::move(on_row), std::move(on_issue),
+                              [](std::size_t o) { return o; });
+  walker w(sink, nullptr);
+  w.walk(data, 0, 0);
+  sink.finish();
+  *done = &sink;
+  return w.stats();
+}
+
+}  // namespace detail
+
+// Totals of a capture's results (`hwpc adreno --summary`), one cell per
+// schema column: samples_passed and time_elapsed summed over the rows; for
+// gpu_time and every counter, the last value read minus the first (the
+// increment over the capture, modulo 2^64); none when no row has a value.
+class result_totals {
+ public:
+  explicit result_totals(const row_schema& s) : first_(s.metrics.size()), last_(s.metrics.size()) {}
+  void add(const row& r) {
+    for (std::size_t j = 0; j < r.metrics.size() && j < first_.size(); ++j) {
+      if (!r.metrics[j].is_u64()) continue;
+      if (!first_[j]) first_[j] = j <= col_time_elapsed ? 0 : r.metrics[j].bits;
+      last_[j] =
+          j <= col_time_elapsed ? last_[j].value_or(0) + r.metrics[j].bits : r.metrics[j].bits;
+    }
+  }
+  std::vector<cell> cells() const {
+    std::vector<cell> out(first_.size());
+    for (std::size_t j = 0; j < out.size(); ++j) {
+      if (first_[j]) out[j] = cell::u(*last_[j] - *first_[j]);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::optional<std::uint64_t>> first_, last_;
+};
+
+// The performance counters the input samples, in order of first sample: the
+// counter columns of its schema.
+inline result<std::vector<counter_key>> sampled_counters(input_kind kind, byte_span data) {
+  std::optional<detail::result_rows> holder;
+  detail::result_rows* sink = nullptr;
+  auto w = detail::run(
+      kind, data, nullptr, [](const row&) {}, {}, &sink, holder);
+  if (!w) return w.error_value();
+  return sink->sampled();
+}
+
+// Calls on_row(const row&) for every query result of the input, in stream
+// order, and on_issue(error, note) for every problem (note = false) and note
+// found on the way, offsets into `data`. Only an unreadable hex text or empty
+// input is an error; a damaged stream gives its rows and counts its issues.
+// Rows are valid until the next call.
+template <class OnRow, class OnIssue>
+result<rows_done> for_each_row(input_kind kind, byte_span data, const row_schema& schema,
+                               OnRow&& on_row, OnIssue&& on_issue) {
+  std::optional<detail::result_rows> holder;
+  detail::result_rows* sink = nullptr;
+  auto w = detail::run(
+      kind, data, &schema, [&](const row& r) { on_row(r); },
+      [&](const error& e, bool note) { on_issue(e, note); }, &sink, holder);
+  if (!w) return w.error_value();
+  return rows_done{sink->acc(), *w, sink->issues(), sink->gpu_id()};
+}
+
+}  // namespace hwpc::adreno
