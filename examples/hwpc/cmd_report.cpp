@@ -3,29 +3,33 @@
 //
 // The report is the `--output html` writer of the command that reads the
 // capture: `hwpc decode` for Intel (every input kind, the default capture
-// without CAPTURE), `hwpc mali` for Mali. This command picks the vendor,
-// checks that the options belong to it, and runs that command with its
-// standard output sent to a temporary file beside REPORT.html, which is
-// renamed into place only when the command succeeded (no half-written
-// report is ever left under the name asked for).
+// without CAPTURE), `hwpc mali` for Mali, `hwpc adreno` for Adreno. This
+// command picks the vendor, checks that the options belong to it, and runs
+// that command with its standard output sent to a temporary file beside
+// REPORT.html, which is renamed into place only when the command succeeded
+// (no half-written report is ever left under the name asked for).
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "hwpc/adreno/gzip.hpp"
+#include "hwpc/adreno/rd.hpp"
+#include "hwpc/intel/recording.hpp"
 #include "hwpc/mali/capture_file.hpp"
+#include "mapped_file.hpp"
 
 namespace hwpc::cli {
 
 namespace {
 
-enum class vendor { intel, mali };
+enum class vendor { intel, mali, adreno, unknown };
 
 // The options each vendor's command takes (forwarded as given).
 constexpr std::string_view intel_options[] = {
@@ -34,27 +38,33 @@ constexpr std::string_view intel_options[] = {
 constexpr std::string_view mali_options[] = {"gpu",       "reader",       "l2-slices",
                                              "core-mask", "core-index",   "bus-width-bits",
                                              "derived",   "counters-only"};
+constexpr std::string_view adreno_options[] = {"format"};
 
 const command_spec report_spec{
     "report",
-    "hwpc report [CAPTURE] -o REPORT.html [--vendor intel|mali]\n"
+    "hwpc report [CAPTURE] -o REPORT.html [--vendor intel|mali|adreno]\n"
     "            [--metrics FILE.xml --set SYMBOL] [other options of hwpc decode]\n"
     "       hwpc report CAPTURE -o REPORT.html [--gpu NAME|GPU_ID ...] [other options of hwpc "
-    "mali]",
+    "mali]\n"
+    "       hwpc report CAPTURE.rd[.gz] -o REPORT.html [--format auto|rd|hex|bin]",
     "Writes one self-contained HTML file (no script, no network: open it in any browser):\n"
     "the capture's facts (vendor, platform or GPU, format, device, duration, reports,\n"
     "losses), small-multiple charts of every metric of the set and of the busiest raw\n"
     "counters, each downsampled to a min/max band per pixel column, losses marked, and the\n"
     "table of totals (the numbers of --summary). docs/report.md describes the page.\n"
     "Intel captures take the options of `hwpc decode` (every input kind; without CAPTURE,\n"
-    "the embedded default capture); Mali captures those of `hwpc mali`. The vendor is\n"
-    "--vendor, else Mali when CAPTURE is an hwpc Mali capture file or a Mali option is\n"
-    "given, else Intel. -o - writes the page to standard output. Exit statuses are those\n"
-    "of decode and mali: 1 for usage errors, 2 for bad input.",
+    "the embedded default capture); Mali captures those of `hwpc mali`; Adreno captures\n"
+    "(.rd, gzip-compressed .rd, hex dword text, raw PM4) those of `hwpc adreno --output`.\n"
+    "The vendor is --vendor, else Mali when CAPTURE is an hwpc Mali capture file or a Mali\n"
+    "option is given, else Intel when an Intel-only option is given or CAPTURE is a\n"
+    "recording, else Adreno when CAPTURE is gzip or reads as .rd sections, else Intel.\n"
+    "-o - writes the page to standard output. Exit statuses are those of decode, mali and\n"
+    "adreno: 1 for usage errors, 2 for bad input (no file is left then).",
     {{"out", "FILE", "the HTML file to write (also -o FILE; - for standard output)"},
-     {"vendor", "intel|mali", "the capture's vendor (default: from the file and the options)"},
+     {"vendor", "intel|mali|adreno",
+      "the capture's vendor (default: from the file and the options)"},
      {"platform", "P", "Intel: platform, for raw and stream input (hwpc decode --help)"},
-     {"format", "F", "Intel: report format"},
+     {"format", "F", "Intel: report format; Adreno: auto, rd, hex or bin"},
      {"input-kind", "KIND", "Intel: raw, i915-stream, xe-stream or recording"},
      {"xe-loss", "OFFSET:STATUS", "Intel: an Xe stream loss", true},
      {"unverified-layouts", "", "Intel: decode inferred Xe layouts"},
@@ -73,19 +83,21 @@ const command_spec report_spec{
     0,
     1};
 
-bool is_in(std::string_view name, auto const& list) {
-  for (std::string_view n : list) {
-    if (n == name) return true;
-  }
-  return false;
+bool is_in(std::string_view name, std::span<const std::string_view> list) {
+  return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-bool starts_with_mali_magic(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[8] = {};
-  if (!in.read(head, sizeof head)) return false;
-  return mali::is_capture_file(
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(head), sizeof head));
+// What the file's first bytes say: a Mali capture file, an Intel recording,
+// or (gzip, .rd sections) an Adreno capture. An unreadable file says nothing:
+// the command it goes to reports it.
+vendor vendor_of_file(const std::string& path) {
+  auto f = mapped_file::open(path);
+  if (!f) return vendor::unknown;
+  const byte_span b = f->bytes();
+  if (mali::is_capture_file(b)) return vendor::mali;
+  if (intel::recording::looks_like_recording(b)) return vendor::intel;
+  if (adreno::is_gzip(b) || adreno::rd::looks_like_rd(b)) return vendor::adreno;
+  return vendor::unknown;
 }
 
 // Runs `run(args)` with its standard output in `path` (through `path`.partial).
@@ -126,28 +138,41 @@ int cmd_report(const std::vector<std::string>& args) {
   }
   const std::string capture = parsed->positional.empty() ? "" : parsed->positional[0];
 
-  bool mali_option = false;
-  for (const auto& [name, values] : parsed->values) mali_option |= is_in(name, mali_options);
+  bool mali_option = false, intel_only_option = false;
+  for (const auto& [name, values] : parsed->values) {
+    mali_option |= is_in(name, mali_options);
+    intel_only_option |= is_in(name, intel_options) && !is_in(name, adreno_options);
+  }
+  const vendor from_file = capture.empty() ? vendor::unknown : vendor_of_file(capture);
   vendor v = vendor::intel;
   if (const auto given = parsed->get("vendor")) {
     if (*given == "mali") {
       v = vendor::mali;
+    } else if (*given == "adreno") {
+      v = vendor::adreno;
     } else if (*given != "intel") {
-      return fail("report", "--vendor: expected intel or mali, not '" + *given + "'", exit_usage);
+      return fail("report", "--vendor: expected intel, mali or adreno, not '" + *given + "'",
+                  exit_usage);
     }
-  } else if (mali_option || (!capture.empty() && starts_with_mali_magic(capture))) {
+  } else if (mali_option || from_file == vendor::mali) {
     v = vendor::mali;
+  } else if (!intel_only_option && from_file == vendor::adreno) {
+    v = vendor::adreno;
   }
-  const char* vendor_name = v == vendor::intel ? "Intel" : "Mali";
+  const char* vendor_name = v == vendor::intel ? "Intel" : v == vendor::mali ? "Mali" : "Adreno";
+  const std::span<const std::string_view> own =
+      v == vendor::intel  ? std::span<const std::string_view>(intel_options)
+      : v == vendor::mali ? std::span<const std::string_view>(mali_options)
+                          : std::span<const std::string_view>(adreno_options);
 
   std::vector<std::string> forward;
   if (!capture.empty()) forward.push_back(capture);
   for (const auto& [name, values] : parsed->values) {
     if (name == "out" || name == "vendor") continue;
-    if (!(v == vendor::intel ? is_in(name, intel_options) : is_in(name, mali_options))) {
+    if (!is_in(name, own)) {
       return fail("report",
-                  "--" + name + " is not an option for " + vendor_name + " captures (--vendor " +
-                      (v == vendor::intel ? "mali" : "intel") + " if the capture is one)",
+                  "--" + name + " is not an option for " + vendor_name +
+                      " captures (--vendor intel, mali or adreno says which the capture is)",
                   exit_usage);
     }
     const bool flag =
@@ -159,10 +184,11 @@ int cmd_report(const std::vector<std::string>& args) {
     }
   }
   forward.insert(forward.end(), {"--output", "html"});
-  if (v == vendor::mali) {
-    if (capture.empty()) return fail("report", "a Mali report needs CAPTURE", exit_usage);
-    return run_into(*out, cmd_mali, forward);
+  if (v != vendor::intel && capture.empty()) {
+    return fail("report", std::string("a ") + vendor_name + " report needs CAPTURE", exit_usage);
   }
+  if (v == vendor::mali) return run_into(*out, cmd_mali, forward);
+  if (v == vendor::adreno) return run_into(*out, cmd_adreno, forward);
   return run_into(*out, cmd_decode, forward);
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "hwpc/core/hex.hpp"
 #include "hwpc/mali/sample.hpp"
@@ -41,6 +42,22 @@ inline output::html::report_options mali_report_facts(
     r.metric_group = derived == "guide" ? "Mali-G72 counter guide" : "Arm counter database";
     fact("metrics", "derived counters of the " + r.metric_group);
   }
+  return r;
+}
+
+// An Adreno capture: what the input kind tells (the GPU id, when the .rd has
+// one, is added once the rows are read: report_writer::add_fact).
+inline output::html::report_options adreno_report_facts(const std::string& path,
+                                                        std::string_view kind, bool gzip) {
+  output::html::report_options r;
+  r.title = "hwpc report: " + path;
+  r.metric_group = "query results and counter reads";
+  r.x_by_report = true;  // results are events; untimed ones sit at the last timestamp read
+  r.facts.push_back({"vendor", "Qualcomm Adreno (A5xx command stream)"});
+  r.facts.push_back({"format", kind == "rd"    ? "freedreno .rd capture"
+                               : kind == "hex" ? "hex dword text"
+                                               : "raw PM4 dwords"});
+  r.facts.push_back({"input", path + (gzip ? " (gzip)" : "")});
   return r;
 }
 

@@ -16,8 +16,8 @@
 // Rows are downsampled as they arrive (bands.hpp): memory is O(columns x
 // plot width) and the page's size does not grow with the number of rows.
 // The x axis is the rows' clock when the schema has one (ticks_per_second
-// != 0; a row is placed at its end, as the CSV's timestamp), else the
-// report index.
+// != 0; a row is placed at its end, as the CSV's timestamp) and the caller
+// does not ask for the report index (report_options::x_by_report).
 #pragma once
 
 #include <algorithm>
@@ -47,6 +47,10 @@ struct report_options {
   std::string metric_group;  // the metric set's name (heading of its charts)
   std::size_t busiest_counters = 8;
   std::size_t max_metric_charts = 128;  // every metric is still in the totals
+  // The x axis is the report index even when rows carry time: for sources
+  // whose rows are sparse events rather than periodic samples (Adreno
+  // queries, whose untimed results sit at the last timestamp read).
+  bool x_by_report = false;
 };
 
 // "12.35 ms": ticks of a `hz` clock with four significant digits.
@@ -85,7 +89,7 @@ class report_writer final : public row_writer {
       ++pending_losses_;
       return;
     }
-    const bool timed = s_.ticks_per_second != 0;
+    const bool timed = timed_axis();
     if (!grid_.started()) grid_.start(timed ? r.begin : r.report);
     // A loss is marked where reports resume: this interval's start.
     for (; pending_losses_ != 0; --pending_losses_) grid_.add_loss(timed ? r.begin : r.report);
@@ -103,6 +107,10 @@ class report_writer final : public row_writer {
       if (r.metrics[m].is_finite_number()) grid_.add(nc + m, b, r.metrics[m].as_double());
     }
     if (t_.intervals == 0) first_begin_ = r.begin;
+    // Event rows (x_by_report) without a time of their own carry 0.
+    if (o_.x_by_report && r.begin != 0 && (first_timed_ == 0 || r.begin < first_timed_)) {
+      first_timed_ = r.begin;
+    }
     last_end_ = std::max(last_end_, r.end);
     last_key_ = timed ? r.end : r.report;
     add_row(t_, r);
@@ -121,29 +129,34 @@ class report_writer final : public row_writer {
   }
 
   const totals& result() const noexcept { return t_; }
+  // A fact known only once the rows are read (before end()).
+  void add_fact(std::string name, std::string value) {
+    o_.facts.push_back({std::move(name), std::move(value)});
+  }
 
  private:
+  bool timed_axis() const noexcept { return s_.ticks_per_second != 0 && !o_.x_by_report; }
+
   void head() {
     out_ << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "style-src 'unsafe-inline'\">\n<title>";
-    out_.html(o_.title)
-        << "</title>\n<style>\n"
-           "body{font:13px/1.4 sans-serif;margin:16px;color:#222;background:#fff}\n"
-           "h1{font-size:18px;margin:0 0 8px}h2{font-size:15px;margin:18px 0 6px}\n"
-           "table{border-collapse:collapse}td,th{padding:1px 8px;text-align:left;"
-           "border-bottom:1px solid #e4e4e4;vertical-align:top}\n"
-           "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-           ".note{max-width:60em;color:#444}\n"
-           ".grid{display:grid;grid-template-columns:repeat(auto-fill,372px);"
-           "gap:10px}\n"
-           "figure{margin:0}figcaption{font-size:12px;white-space:nowrap;"
-           "overflow:hidden;text-overflow:ellipsis}\n"
-           ".u,.r{color:#666}svg.plot{display:block}\n"
-           ".bg{fill:#f4f6f9}.band{fill:none;stroke:#2f67a8;stroke-linecap:square}\n"
-           ".loss{fill:none;stroke:#d62728;stroke-width:1;opacity:.8}\n"
-           ".ax{font-size:10px;fill:#666}\n"
-           "</style></head><body>\n<h1>";
+    out_.html(o_.title) << "</title>\n<style>\n"
+                           "body{font:13px/1.4 sans-serif;margin:16px;color:#222;background:#fff}\n"
+                           "h1{font-size:18px;margin:0 0 8px}h2{font-size:15px;margin:18px 0 6px}\n"
+                           "table{border-collapse:collapse}td,th{padding:1px 8px;text-align:left;"
+                           "border-bottom:1px solid #e4e4e4;vertical-align:top}\n"
+                           "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+                           ".note{max-width:60em;color:#444}\n"
+                           ".grid{display:grid;grid-template-columns:repeat(auto-fill,372px);"
+                           "gap:10px}\n"
+                           "figure{margin:0}figcaption{font-size:12px;white-space:nowrap;"
+                           "overflow:hidden;text-overflow:ellipsis}\n"
+                           ".u,.r{color:#666}svg.plot{display:block}\n"
+                           ".bg{fill:#f4f6f9}.band{fill:none;stroke:#2f67a8}\n"
+                           ".loss{fill:none;stroke:#d62728;stroke-width:1;opacity:.8}\n"
+                           ".ax{font-size:10px;fill:#666}\n"
+                           "</style></head><body>\n<h1>";
     out_.html(o_.title) << "</h1>\n";
   }
 
@@ -163,6 +176,9 @@ class report_writer final : public row_writer {
     fact_row("clock");
     if (s_.ticks_per_second == 0) {
       out_ << "none: rows carry no time; the charts' x axis is the report index";
+    } else if (o_.x_by_report) {
+      out_ << (s_.clock == clock_kind::cpu_ns ? "CPU CLOCK_MONOTONIC" : "GPU timestamp") << ", "
+           << s_.ticks_per_second << " Hz (the charts' x axis is the report index)";
     } else {
       out_ << (s_.clock == clock_kind::cpu_ns ? "CPU CLOCK_MONOTONIC" : "GPU timestamp") << ", "
            << s_.ticks_per_second << " Hz";
@@ -172,9 +188,10 @@ class report_writer final : public row_writer {
     if (t_.intervals == 0 || s_.ticks_per_second == 0) {
       out_ << "unknown";
     } else {
-      write_duration(out_, last_end_ > first_begin_ ? last_end_ - first_begin_ : 0,
-                     s_.ticks_per_second);
-      out_ << " (first interval's start to last interval's end)";
+      const std::uint64_t from = o_.x_by_report ? first_timed_ : first_begin_;
+      write_duration(out_, last_end_ > from ? last_end_ - from : 0, s_.ticks_per_second);
+      out_ << (o_.x_by_report ? " (the earliest to the latest time the rows carry)"
+                              : " (first interval's start to last interval's end)");
     }
     out_ << "</td></tr>\n";
     fact_row("reports");
@@ -210,7 +227,7 @@ class report_writer final : public row_writer {
       out_ << "<p class=\"note\" id=\"no-charts\">No interval: nothing to chart.</p>\n";
       return;
     }
-    const bool timed = s_.ticks_per_second != 0;
+    const bool timed = timed_axis();
     const std::uint64_t span = grid_.width() * grid_.used();
     text_buffer left, right;
     if (timed) {
@@ -254,6 +271,10 @@ class report_writer final : public row_writer {
         write_chart(out_, grid_, nc + m, s_.metrics[m].name, s_.metrics[m].units, "metric", labels);
       }
       out_ << "</div>\n";
+    }
+    if (nc == 0) {  // e.g. Adreno: every column is a metric
+      out_ << "</section>\n";
+      return;
     }
     const std::vector<std::size_t> busiest = busiest_counters();
     out_ << "<h2 id=\"counters\">Busiest raw counters (" << std::uint64_t{busiest.size()} << " of "
@@ -321,6 +342,7 @@ class report_writer final : public row_writer {
   totals t_;
   std::uint64_t pending_losses_ = 0;
   std::uint64_t first_begin_ = 0;
+  std::uint64_t first_timed_ = 0;
   std::uint64_t last_end_ = 0;
   std::uint64_t last_key_ = 0;
 };

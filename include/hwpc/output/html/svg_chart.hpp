@@ -2,10 +2,10 @@
 // (bands.hpp) as inline SVG.
 //
 // Each bucket in use is one vertical bar from its minimum to its maximum,
-// as wide as the bucket (plot_width / used, one to two pixels), so
-// neighbouring bars join into a band and an empty bucket is a gap. Bars are
-// strokes with square caps, so a bucket whose minimum equals its maximum is
-// still a visible square rather than nothing. The y axis runs from
+// as wide as the bucket (plot_width / used, one to two pixels once the grid
+// has folded), so neighbouring bars join into a band and an empty bucket is
+// a gap. A bar reaches half a pixel past both values, so a bucket whose
+// minimum equals its maximum is still a one-pixel line rather than nothing. The y axis runs from
 // min(0, smallest value) to max(0, largest value), so 0 is always on it;
 // losses are red vertical lines at the bucket where reports resume.
 // Coordinates are written to 0.1 px, trailing ".0" dropped: about 14 bytes
@@ -112,9 +112,9 @@ inline void write_chart(text_buffer& out, const band_grid& g, std::size_t series
       out << 'M';
       write_px(out, cx(b));
       out << ' ';
-      write_px(out, ya.y(v.hi));
+      write_px(out, ya.y(v.hi) - 0.5);
       out << 'V';
-      write_px(out, ya.y(v.lo));
+      write_px(out, ya.y(v.lo) + 0.5);
     }
     out << "\"/>";
   }
