@@ -55,9 +55,9 @@ const command_spec report_spec{
     "Intel captures take the options of `hwpc decode` (every input kind; without CAPTURE,\n"
     "the embedded default capture); Mali captures those of `hwpc mali`; Adreno captures\n"
     "(.rd, gzip-compressed .rd, hex dword text, raw PM4) those of `hwpc adreno --output`.\n"
-    "The vendor is --vendor, else Mali when CAPTURE is an hwpc Mali capture file or a Mali\n"
-    "option is given, else Intel when an Intel-only option is given or CAPTURE is a\n"
-    "recording, else Adreno when CAPTURE is gzip or reads as .rd sections, else Intel.\n"
+    "The vendor is --vendor, else what CAPTURE starts with (an hwpc Mali capture file, an\n"
+    "Intel recording), else Mali when a Mali option is given, else Adreno when CAPTURE is\n"
+    "gzip or reads as .rd sections and no Intel-only option is given, else Intel.\n"
     "-o - writes the page to standard output. Exit statuses are those of decode, mali and\n"
     "adreno: 1 for usage errors, 2 for bad input (no file is left then).",
     {{"out", "FILE", "the HTML file to write (also -o FILE; - for standard output)"},
@@ -154,10 +154,12 @@ int cmd_report(const std::vector<std::string>& args) {
       return fail("report", "--vendor: expected intel, mali or adreno, not '" + *given + "'",
                   exit_usage);
     }
-  } else if (mali_option || from_file == vendor::mali) {
+  } else if (from_file == vendor::mali || from_file == vendor::intel) {
+    v = from_file;  // a magic number: options that contradict it are refused below
+  } else if (mali_option) {
     v = vendor::mali;
   } else if (!intel_only_option && from_file == vendor::adreno) {
-    v = vendor::adreno;
+    v = vendor::adreno;  // .rd sections are a weak sign: an i915 stream can look like one
   }
   const char* vendor_name = v == vendor::intel ? "Intel" : v == vendor::mali ? "Mali" : "Adreno";
   const std::span<const std::string_view> own =
