@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -89,6 +90,8 @@ TEST(HtmlBands, FoldsPairsAndDoublesTheWidth) {
   EXPECT_EQ(g.clamped(), 1u);
   EXPECT_EQ(g.at(0, 0).lo, 1);
   EXPECT_EQ(g.at(0, 0).hi, 8);
+  EXPECT_EQ(g.at(0, 0).n, 4u);  // 5, 7, 1 folded together, then 8
+  EXPECT_EQ(g.at(0, 0).mean(), (5 + 7 + 1 + 8) / 4.0);
   EXPECT_EQ(g.range(0).lo, 1);
   EXPECT_EQ(g.range(0).hi, 9);
 }
@@ -191,6 +194,10 @@ TEST(HtmlChart, BarsPerBucketComputedByHand) {
   const std::string& s = b.str();
   EXPECT_NE(s.find("stroke-width=\"90\" d=\"M45 8.6V59.4M135 1.5V2.5M315 44.2V45.2\""),
             std::string::npos)
+      << s;
+  // Means: (8 + 1) / 2 = 4.5 -> y 34; 9 -> 2; bucket 2 empty breaks the line; 3 -> 44.7,
+  // alone: a tick across its bucket, 270 to 360.
+  EXPECT_NE(s.find("<path class=\"mean\" d=\"M45 34L135 2M270 44.7H360\"/>"), std::string::npos)
       << s;
   EXPECT_NE(s.find("<path class=\"loss\" d=\"M45 2V66\"/>"), std::string::npos) << s;
   EXPECT_NE(s.find("data-name=\"A&lt;1&gt;\""), std::string::npos);
@@ -378,6 +385,7 @@ TEST(HtmlReport, AMillionIntervalsStayBelowOneMebibyte) {
   w.end(acc);
   const std::string& h = page.str();
   EXPECT_LT(h.size(), std::size_t{1} << 20);
+  std::printf("a 10^6-interval page: %zu bytes\n", h.size());
   EXPECT_EQ(count(h, "class=\"chart\""), 78u);
   EXPECT_EQ(w.result().intervals, 1'000'000u);
   RecordProperty("bytes", static_cast<int>(h.size()));

@@ -1,7 +1,8 @@
 // The HTML report's downsampler: many series reduced, in one pass and in
 // bounded memory, to at most `capacity` buckets of one shared grid, keeping
 // the smallest and largest value per bucket (a min/max band, not a decimated
-// line: a spike inside a bucket still reaches its top edge).
+// line: a spike inside a bucket still reaches its top edge), and the mean
+// of the values for a line through the band.
 //
 // The grid starts at an origin `x0` with buckets one unit wide: bucket i
 // holds the keys [x0 + i*w, x0 + (i+1)*w). Keys are a row's time on the
@@ -36,18 +37,26 @@
 
 namespace hwpc::output::html {
 
-// The values of one series in one bucket; empty when lo > hi.
+// The values of one series in one bucket: smallest, largest, and their sum
+// and count for the mean; empty when lo > hi.
 struct band {
   double lo = std::numeric_limits<double>::infinity();
   double hi = -std::numeric_limits<double>::infinity();
+  double sum = 0;
+  std::uint64_t n = 0;
   constexpr bool empty() const noexcept { return lo > hi; }
+  constexpr double mean() const noexcept { return n != 0 ? sum / static_cast<double>(n) : 0; }
   constexpr void add(double v) noexcept {
     lo = v < lo ? v : lo;
     hi = v > hi ? v : hi;
+    sum += v;
+    ++n;
   }
   constexpr void add(const band& b) noexcept {
     lo = b.lo < lo ? b.lo : lo;
     hi = b.hi > hi ? b.hi : hi;
+    sum += b.sum;
+    n += b.n;
   }
 };
 

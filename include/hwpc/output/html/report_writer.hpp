@@ -153,7 +153,8 @@ class report_writer final : public row_writer {
                            "figure{margin:0}figcaption{font-size:12px;white-space:nowrap;"
                            "overflow:hidden;text-overflow:ellipsis}\n"
                            ".u,.r{color:#666}svg.plot{display:block}\n"
-                           ".bg{fill:#f4f6f9}.band{fill:none;stroke:#2f67a8}\n"
+                           ".bg{fill:#f4f6f9}.band{fill:none;stroke:#9dbbe0}\n"
+                           ".mean{fill:none;stroke:#1f4e85;stroke-width:1;stroke-linejoin:round}\n"
                            ".loss{fill:none;stroke:#d62728;stroke-width:1;opacity:.8}\n"
                            ".ax{font-size:10px;fill:#666}\n"
                            "</style></head><body>\n<h1>";
