@@ -20,11 +20,13 @@
 #include "hwpc/adreno/tracks.hpp"
 #include "hwpc/output/chrome_json.hpp"
 #include "hwpc/output/csv.hpp"
+#include "hwpc/output/html/report_writer.hpp"
 #include "hwpc/output/json.hpp"
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
 #include "output.hpp"
+#include "report_facts.hpp"
 
 namespace hwpc::cli {
 
@@ -50,7 +52,8 @@ const command_spec adreno_spec{
     "not hold it. --summary: one row of totals. docs/adreno.md, \"Rows\".",
     {{"queries", "", "print only the recognised queries and counters"},
      {"format", "FORMAT", "auto (default), rd, hex or bin"},
-     {"output", "csv|json|perfetto|chrome-json", "write the query results as rows"},
+     {"output", "csv|json|perfetto|chrome-json|html",
+      "write the query results as rows (html: hwpc report)"},
      {"summary", "", "one row: the results' totals"}},
     1,
     1};
@@ -173,7 +176,7 @@ class printer : public adreno::rd::capture_sink {
 
 // --output / --summary: the query results as rows through the shared writers.
 int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
-               const std::string& output_kind, bool summary) {
+               const std::string& output_kind, bool summary, bool gzip) {
   const adreno::input_kind kind = kind_text == "rd"    ? adreno::input_kind::rd
                                   : kind_text == "hex" ? adreno::input_kind::hex
                                                        : adreno::input_kind::bin;
@@ -187,6 +190,7 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
   std::optional<output::json_writer> js;
   std::optional<output::chrome_json_writer> chrome;
   std::optional<output::perfetto::trace_writer> trace;
+  std::optional<output::html::report_writer> report;
   output::row_writer* w = nullptr;
   const std::string title =
       "hwpc adreno " + std::string(adreno::input_kind_name(kind)) + ": " + path;
@@ -197,6 +201,11 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
                      });
   } else if (output_kind == "json") {
     w = &js.emplace(out, schema);
+  } else if (output_kind == "html") {
+    w = &report.emplace(out, schema, adreno_report_facts(path, kind_text, gzip),
+                        [&](std::span<const std::uint64_t>, std::uint64_t, std::vector<cell>& c) {
+                          c = totals.cells();
+                        });
   } else if (output_kind == "perfetto") {
     w = &trace.emplace(out, schema, title, adreno::track_layout_of(*cols));
   } else if (output_kind == "chrome-json") {
@@ -221,6 +230,11 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
   if (!done) {
     out.flush();
     return fail("adreno", path + ": " + done.error_value().describe(), exit_bad_input);
+  }
+  if (report) {
+    report->add_fact("GPU", done->gpu_id ? "Adreno " + std::to_string(*done->gpu_id) +
+                                               " (the capture's GPU id; decoded as A5xx)"
+                                         : "A5xx (the input names no GPU)");
   }
   w->end(done->acc);
   out.flush();
@@ -289,9 +303,14 @@ int cmd_adreno(const std::vector<std::string>& args) {
   const bool summary = parsed->has("summary");
   const bool rows = summary || !output_kind.empty();
   if (!output_kind.empty() && output_kind != "csv" && output_kind != "json" &&
-      output_kind != "perfetto" && output_kind != "chrome-json") {
-    return fail("adreno",
-                "--output must be csv, json, perfetto or chrome-json, not '" + output_kind + "'",
+      output_kind != "perfetto" && output_kind != "chrome-json" && output_kind != "html") {
+    return fail(
+        "adreno",
+        "--output must be csv, json, perfetto, chrome-json or html, not '" + output_kind + "'",
+        exit_usage);
+  }
+  if (output_kind == "html" && summary) {
+    return fail("adreno", "--summary and --output html: the report holds the totals already",
                 exit_usage);
   }
   if (rows && parsed->has("queries")) {
@@ -309,7 +328,8 @@ int cmd_adreno(const std::vector<std::string>& args) {
                 exit_bad_input);
   }
   std::optional<mapped_file> inflated;
-  if (adreno::is_gzip(data)) {
+  const bool gzip = adreno::is_gzip(data);
+  if (gzip) {
 #ifdef HWPC_HAVE_ZLIB
     auto z = inflate_to_temp(data);
     if (!z) return fail("adreno", path + ": " + z.error_value().describe(), exit_bad_input);
@@ -335,7 +355,7 @@ int cmd_adreno(const std::vector<std::string>& args) {
     kind = adreno::rd::looks_like_rd(data) ? "rd" : adreno::looks_like_text(data) ? "hex" : "bin";
   }
 
-  if (rows) return write_rows(path, kind, data, output_kind, summary);
+  if (rows) return write_rows(path, kind, data, output_kind, summary, gzip);
 
   out_buffer out(stdout);
   const bool listing = !parsed->has("queries");

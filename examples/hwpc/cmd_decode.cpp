@@ -1,6 +1,6 @@
-// hwpc decode: per-interval counter deltas of a capture, as CSV, JSON or a
-// Perfetto (Chrome trace-event JSON) trace, or the totals over the whole
-// capture (--summary).
+// hwpc decode: per-interval counter deltas of a capture, as CSV, JSON, a
+// Perfetto trace (native or Chrome trace-event JSON) or an HTML report, or
+// the totals over the whole capture (--summary).
 //
 // Three input kinds go through the same capture-event path (capture.hpp):
 // raw back-to-back reports, an i915 perf read() stream, and an IGT recording
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstdio>
 #include <functional>
@@ -33,6 +34,7 @@
 #include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/output/chrome_json.hpp"
 #include "hwpc/output/csv.hpp"
+#include "hwpc/output/html/report_writer.hpp"
 #include "hwpc/output/json.hpp"
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
@@ -48,7 +50,7 @@ const command_spec decode_spec{
     "decode",
     "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|xe-stream|recording] "
     "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE] "
-    "[--output csv|json|perfetto|chrome-json] [--summary] [--context ID] [--threads N] "
+    "[--output csv|json|perfetto|chrome-json|html] [--summary] [--context ID] [--threads N] "
     "[--metrics FILE.xml [--set SYMBOL] [--device-var NAME=VALUE]...]",
     "Decodes an OA capture. Each row is one interval: `report` is the 0-based index of the\n"
     "later report among all the input's reports (the same in a raw file, a stream and a\n"
@@ -73,7 +75,8 @@ const command_spec decode_spec{
     "file.pftrace): counter tracks with units under `raw counters` and the metric set,\n"
     "values at each interval's end, at CPU time when a recording correlates it, else GPU\n"
     "time; losses are instant events (docs/perfetto.md). --output chrome-json writes\n"
-    "Chrome trace-event JSON: one counter track per counter.\n"
+    "Chrome trace-event JSON: one counter track per counter. --output html writes the\n"
+    "self-contained HTML report of `hwpc report` (docs/report.md).\n"
     "--summary prints one row of totals instead.\n"
     "--metrics FILE.xml --set SYMBOL adds one column per metric of that set of an Intel\n"
     "metric file, computed from each row's deltas (from the totals with --summary).\n"
@@ -101,7 +104,7 @@ const command_spec decode_spec{
      {"xe-loss", "OFFSET:STATUS",
       "xe-stream: a failed read() at byte OFFSET with drm_xe_oa_stream_status bits STATUS", true},
      {"unverified-layouts", "", "decode Xe layouts that are inferred, not read in any source"},
-     {"output", "FMT", "csv (default), json, perfetto (native trace) or chrome-json"},
+     {"output", "FMT", "csv (default), json, perfetto (native trace), chrome-json or html"},
      {"summary", "", "print the totals over the capture as one row"},
      {"context", "ID", "keep only intervals that ran in this context (decimal or 0x hex; Gen8+)"},
      {"threads", "N", "threads for --summary of raw input (default: every core)"},
@@ -234,12 +237,16 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
   }
   if (auto out = a.get("output")) o.output = *out;
   if (o.output != "csv" && o.output != "json" && o.output != "chrome-json" &&
-      o.output != "perfetto") {
-    fail("decode", "unknown --output '" + o.output + "' (csv, json, chrome-json or perfetto)",
+      o.output != "perfetto" && o.output != "html") {
+    fail("decode", "unknown --output '" + o.output + "' (csv, json, chrome-json, perfetto or html)",
          exit_usage);
     return std::nullopt;
   }
   o.summary = a.has("summary");
+  if (o.summary && o.output == "html") {
+    fail("decode", "--summary and --output html: the report holds the totals already", exit_usage);
+    return std::nullopt;
+  }
   if (auto ctx = a.get("context")) {
     o.context = parse_u32(*ctx);
     if (!o.context) {
@@ -327,6 +334,61 @@ bool resolve_format(const decode_options& o, capture_info& c) {
     return false;
   }
   return true;
+}
+
+const char* kind_name(input_kind k) {
+  switch (k) {
+    case input_kind::raw:
+      return "raw reports";
+    case input_kind::stream:
+      return "i915 perf stream";
+    case input_kind::xe_stream:
+      return "Xe OA stream";
+    case input_kind::recording:
+      return "recording";
+  }
+  return "";
+}
+
+// What the HTML report says about an Intel capture, beside what its rows tell.
+output::html::report_options report_facts(const decode_options& o, const capture_info& c,
+                                          const intel::recording* rec,
+                                          const std::optional<metrics::intel_device>& emulated) {
+  output::html::report_options r;
+  r.title = "hwpc report: " + o.file;
+  r.metric_group = o.metric_set;
+  auto fact = [&](std::string name, std::string value) {
+    r.facts.push_back({std::move(name), std::move(value)});
+  };
+  fact("vendor", "Intel (OA unit)");
+  fact("platform", std::string(intel::name_of(c.plat)));
+  fact("format",
+       std::string(c.format->name) + ", " + std::to_string(c.format->size) + "-byte reports");
+  auto topology = [](const metrics::intel_device& d) {
+    return "slices " + std::to_string(std::popcount(d.slice_mask)) + ", subslices " +
+           std::to_string(std::popcount(d.subslice_mask)) + ", EUs " + std::to_string(d.eu_count);
+  };
+  if (rec != nullptr) {
+    const intel::device_info& d = rec->device();
+    std::string dev = "PCI id " + to_hex(d.device_id) + " rev " + std::to_string(d.device_revision);
+    if (d.gt_max_frequency != 0) {
+      dev += ", GT " + std::to_string(d.gt_min_frequency / 1'000'000) + "-" +
+             std::to_string(d.gt_max_frequency / 1'000'000) + " MHz";
+    }
+    const metrics::intel_device md = metrics::device_of(*rec);
+    if (md.has_topology()) dev += ", " + topology(md);
+    fact("device", dev);
+    if (!d.metric_set_name.empty()) fact("recorded metric set", std::string(d.metric_set_name));
+  } else if (emulated) {
+    fact("device", "emulated (the built-in OA unit emulator): " + topology(*emulated));
+  } else {
+    fact("device", "not in the input (raw reports and streams carry no device information)");
+  }
+  fact("input", (emulated ? std::string("the embedded default capture") : o.file) + " (" +
+                    kind_name(c.kind) + ")");
+  if (o.metrics_file) fact("metrics", o.metric_set + " of " + *o.metrics_file);
+  if (o.context) fact("context filter", to_hex(*o.context));
+  return r;
 }
 
 }  // namespace
@@ -504,17 +566,20 @@ int cmd_decode(const std::vector<std::string>& args) {
   std::optional<output::json_writer> js;
   std::optional<output::chrome_json_writer> chrome;
   std::optional<output::perfetto::trace_writer> trace;
+  std::optional<output::html::report_writer> report;
   auto choose_writer = [&]() -> output::row_writer& {
-    if (opt->summary) {
-      output::summary_writer::metric_fn totals_metrics;
-      if (mc != nullptr) {
-        totals_metrics = [mc](std::span<const std::uint64_t> t, std::uint64_t elapsed,
-                              std::vector<cell>& cells) {
-          cells.resize(mc->size());
-          mc->evaluate(t, elapsed, cells);
-        };
-      }
-      return summary.emplace(out, schema, json, std::move(totals_metrics));
+    output::totals_metric_fn totals_metrics;
+    if (mc != nullptr) {
+      totals_metrics = [mc](std::span<const std::uint64_t> t, std::uint64_t elapsed,
+                            std::vector<cell>& cells) {
+        cells.resize(mc->size());
+        mc->evaluate(t, elapsed, cells);
+      };
+    }
+    if (opt->summary) return summary.emplace(out, schema, json, std::move(totals_metrics));
+    if (opt->output == "html") {
+      return report.emplace(out, schema, report_facts(*opt, c, rec ? &*rec : nullptr, device),
+                            std::move(totals_metrics));
     }
     if (json) return js.emplace(out, schema);
     if (opt->output == "perfetto" || opt->output == "chrome-json") {

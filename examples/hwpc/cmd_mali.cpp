@@ -24,10 +24,12 @@
 #include "hwpc/mali/tracks.hpp"
 #include "hwpc/output/chrome_json.hpp"
 #include "hwpc/output/csv.hpp"
+#include "hwpc/output/html/report_writer.hpp"
 #include "hwpc/output/json.hpp"
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
+#include "report_facts.hpp"
 
 namespace hwpc::cli {
 
@@ -68,7 +70,8 @@ const command_spec mali_spec{
      {"derived", "guide|database",
       "which derived counters: the Mali-G72 guide's (default on the G72) or Arm's database's"},
      {"counters-only", "", "no derived counters"},
-     {"output", "csv|json|perfetto|chrome-json", "output format (default csv)"},
+     {"output", "csv|json|perfetto|chrome-json|html",
+      "output format (default csv; html: hwpc report)"},
      {"per-instance", "", "also each L2 slice's and shader core's counters"},
      {"summary", "", "one row: every sample's counters totalled, derived counters of the totals"},
      {"list-gpus", "", "list every GPU (product id, names, layout, readers) and exit"}},
@@ -237,8 +240,12 @@ int cmd_mali(const std::vector<std::string>& args) {
 
   const std::string output_kind = parsed->get("output").value_or("csv");
   if (output_kind != "csv" && output_kind != "json" && output_kind != "chrome-json" &&
-      output_kind != "perfetto") {
-    return fail("mali", "--output: expected csv, json, perfetto or chrome-json", exit_usage);
+      output_kind != "perfetto" && output_kind != "html") {
+    return fail("mali", "--output: expected csv, json, perfetto, chrome-json or html", exit_usage);
+  }
+  if (output_kind == "html" && parsed->has("summary")) {
+    return fail("mali", "--summary and --output html: the report holds the totals already",
+                exit_usage);
   }
   const bool perfetto = output_kind == "perfetto" && !parsed->has("summary");
   if (perfetto && ::isatty(STDOUT_FILENO) != 0) {
@@ -257,17 +264,25 @@ int cmd_mali(const std::vector<std::string>& args) {
   std::optional<output::json_writer> js;
   std::optional<output::chrome_json_writer> chrome;
   std::optional<output::perfetto::trace_writer> trace;
+  std::optional<output::html::report_writer> report;
   std::optional<error> metric_error;
   output::row_writer* w = nullptr;
+  output::summary_writer::metric_fn totals_metrics;
+  if (metrics) {
+    totals_metrics = [&](std::span<const std::uint64_t> t, std::uint64_t,
+                         std::vector<cell>& cells) {
+      if (auto ok = builder.metrics_of(t, cells); !ok) metric_error = ok.error_value();
+    };
+  }
   if (parsed->has("summary")) {
-    output::summary_writer::metric_fn totals_metrics;
-    if (metrics) {
-      totals_metrics = [&](std::span<const std::uint64_t> t, std::uint64_t,
-                           std::vector<cell>& cells) {
-        if (auto ok = builder.metrics_of(t, cells); !ok) metric_error = ok.error_value();
-      };
-    }
     w = &summary.emplace(out, schema, json, std::move(totals_metrics));
+  } else if (output_kind == "html") {
+    std::optional<std::uint64_t> gpu_id;
+    if (header && header->gpu_id != 0) gpu_id = header->gpu_id;
+    w = &report.emplace(
+        out, schema,
+        mali_report_facts(path, *gpu, gpu_id, reader, layout, metrics ? derived : std::string()),
+        std::move(totals_metrics));
   } else if (json) {
     w = &js.emplace(out, schema);
   } else if (perfetto) {

@@ -18,6 +18,8 @@ constexpr hwpc::cli::command_entry commands[] = {
     {"adreno", "disassemble an Adreno A5xx PM4 stream and explain its queries",
      hwpc::cli::cmd_adreno},
     {"mali", "decode a Mali-G72 sample: counters and guide metrics", hwpc::cli::cmd_mali},
+    {"report", "write a self-contained HTML report of a capture (facts, charts, totals)",
+     hwpc::cli::cmd_report},
 };
 
 void usage(std::FILE* out) {

@@ -68,27 +68,40 @@ inline void write_totals(text_buffer& out, const row_schema& s, bool json, const
   out << '\n';
 }
 
+// Computes the metrics of counter totals (the same formulas as per row).
+using totals_metric_fn = std::function<void(std::span<const std::uint64_t> counters,
+                                            std::uint64_t elapsed, std::vector<cell>& out)>;
+
+// Adds one row to running totals (loss rows add nothing). The summary and the
+// HTML report (html/report_writer.hpp) total rows through this one path.
+inline void add_row(totals& t, const row& r) {
+  if (r.lost) return;
+  ++t.intervals;
+  t.elapsed += r.end - r.begin;
+  for (std::size_t i = 0; i < t.counters.size(); ++i) t.counters[i] += r.counters[i];
+}
+
+// Completes totals from the accounting after the last row; `metrics_of` may be empty.
+inline void finish_totals(totals& t, const row_schema& s, const accounting& acc,
+                          const totals_metric_fn& metrics_of) {
+  t.reports = acc.reports - acc.skipped_zero;
+  t.skipped_zero = acc.skipped_zero;
+  if (s.has_losses) t.discontinuities = acc.lost();
+  if (metrics_of) metrics_of(t.counters, t.elapsed, t.metrics);
+}
+
 // Sums the rows it is given; at end() computes the metrics of the totals
 // (`metrics_of`, when the schema has metrics) and writes one row.
 class summary_writer final : public row_writer {
  public:
-  using metric_fn = std::function<void(std::span<const std::uint64_t> counters,
-                                       std::uint64_t elapsed, std::vector<cell>& out)>;
+  using metric_fn = totals_metric_fn;
   summary_writer(text_buffer& out, const row_schema& s, bool json, metric_fn metrics_of = {})
       : out_(out), s_(s), json_(json), metrics_of_(std::move(metrics_of)) {
     t_.counters.assign(s.counters.size(), 0);
   }
-  void write(const row& r) override {
-    if (r.lost) return;
-    ++t_.intervals;
-    t_.elapsed += r.end - r.begin;
-    for (std::size_t i = 0; i < t_.counters.size(); ++i) t_.counters[i] += r.counters[i];
-  }
+  void write(const row& r) override { add_row(t_, r); }
   void end(const accounting& acc) override {
-    t_.reports = acc.reports - acc.skipped_zero;
-    t_.skipped_zero = acc.skipped_zero;
-    if (s_.has_losses) t_.discontinuities = acc.lost();
-    if (metrics_of_) metrics_of_(t_.counters, t_.elapsed, t_.metrics);
+    finish_totals(t_, s_, acc, metrics_of_);
     write_totals(out_, s_, json_, t_, acc.anything_dropped() ? &acc : nullptr);
   }
   const totals& result() const noexcept { return t_; }

@@ -9,8 +9,12 @@
 // control character below 0x20; bytes from 0x20 up, UTF-8 included, pass
 // through. A CSV field (RFC 4180 section 2) is enclosed in double quotes when
 // it holds a comma, a double quote, CR or LF, and a double quote inside is
-// written twice. Names from metric files and reason strings take these paths,
-// so a hostile name cannot add keys or columns.
+// written twice. HTML text and attribute values (WHATWG HTML, "Escaping a
+// string"; the page always quotes attributes with '"') take & < > " ' as
+// character references, so one function serves both contexts; C0 controls
+// other than tab, LF and CR, and DEL, are parse errors in HTML and become
+// U+FFFD. Names from metric files and reason strings take these paths, so a
+// hostile name cannot add keys, columns or elements.
 #pragma once
 
 #include <charconv>
@@ -103,6 +107,38 @@ class text_buffer {
       buf_.push_back(c);
     }
     buf_.push_back('"');
+    maybe_flush();
+    return *this;
+  }
+  // Text for an HTML element or a double-quoted attribute value.
+  text_buffer& html(std::string_view s) {
+    for (char c : s) {
+      switch (c) {
+        case '&':
+          buf_ += "&amp;";
+          break;
+        case '<':
+          buf_ += "&lt;";
+          break;
+        case '>':
+          buf_ += "&gt;";
+          break;
+        case '"':
+          buf_ += "&quot;";
+          break;
+        case '\'':
+          buf_ += "&#39;";
+          break;
+        default: {
+          const auto u = static_cast<unsigned char>(c);
+          if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f) {
+            buf_ += "&#xFFFD;";
+          } else {
+            buf_.push_back(c);
+          }
+        }
+      }
+    }
     maybe_flush();
     return *this;
   }
