@@ -261,7 +261,14 @@ TEST_F(AdrenoTool, HexTextMemoryStaysFlat) {
   rusage ru{};
   ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &ru), 0);
   // The 48 MiB file is mapped (file-backed pages count in RSS); allow 48 MiB more.
+  // Under AddressSanitizer the shadow memory and allocator caches alone pass that
+  // bound, so the figure would measure the sanitizer, not hwpc: the regular build
+  // and scripts/peak-memory.sh hold the bound, this build checks the events.
+#if defined(__SANITIZE_ADDRESS__)
+  std::printf("max RSS %ld KiB under AddressSanitizer (not bounded here)\n", ru.ru_maxrss);
+#else
   EXPECT_LT(ru.ru_maxrss, (48 + 48) * 1024L) << "max RSS " << ru.ru_maxrss << " KiB";
+#endif
   auto qb = hwpc::testing::run_tool("adreno --queries " + bin + " | wc -l", true);
   ASSERT_EQ(qb.status, 0);
   EXPECT_EQ(std::stoull(q.out), std::stoull(qb.out) / 1000 * copies);
