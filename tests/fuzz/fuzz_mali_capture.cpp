@@ -95,7 +95,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::uint64_t last_offset = 0;
   std::size_t record = 0;
   std::optional<vinstr_capture> cap;
+  std::size_t lost_rows = 0;
   const auto check_row = [&](const hwpc::row& r) {
+    if (r.lost) {  // a kinstr_prfcnt sequence gap, before the sample it names
+      FUZZ_CHECK(r.report == rows && r.offset >= base && r.offset < size, "gap at its sample");
+      ++lost_rows;
+      return;
+    }
     FUZZ_CHECK(r.report == rows, "row numbers count samples");
     FUZZ_CHECK(r.offset >= base && r.offset < size, "row offset inside the input");
     FUZZ_CHECK(rows == 0 || r.offset > last_offset, "row offsets increase");
@@ -141,8 +147,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                "payload errors past the header");
     return 0;
   }
-  FUZZ_CHECK(acc->reports == rows && acc->records == rows && acc->intervals == rows,
-             "accounting: one report and interval per row");
+  // Every sample is a report and an interval; sequence gaps are lost records.
+  FUZZ_CHECK(acc->reports == rows && acc->intervals == rows && acc->records == rows + acc->gaps &&
+                 acc->balanced() && (lost_rows == 0 || lost_rows == acc->gaps),
+             "accounting: one report and interval per row, a record per gap");
   if (cap) FUZZ_CHECK(rows == cap->size(), "a row per vinstr sample");
   return 0;
 }

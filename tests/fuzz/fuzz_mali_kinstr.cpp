@@ -101,8 +101,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto again = kinstr_reader::make(table, layout, bytes, base, cores);
   FUZZ_CHECK(static_cast<bool>(again), "a second reader over the same bytes");
   row_builder b(gpu, nullptr, true);
-  std::size_t rows = 0;
+  std::size_t rows = 0, lost_rows = 0;
   auto acc = for_each_row(*again, b, [&](const hwpc::row& row) {
+    if (row.lost) {  // a sequence gap, before the sample it names
+      FUZZ_CHECK(rows < offsets.size() && row.offset == offsets[rows] && row.report == rows,
+                 "a gap at the sample after it");
+      ++lost_rows;
+      return;
+    }
     FUZZ_CHECK(rows < offsets.size() && row.offset == offsets[rows], "row at its sample");
     FUZZ_CHECK(row.report == rows, "row numbers count samples");
     FUZZ_CHECK(row.begin <= row.end, "row time runs forwards");
@@ -112,7 +118,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(rows == offsets.size(), "one row per sample");
   FUZZ_CHECK(static_cast<bool>(acc) == !failed, "rows stop at the same error");
   if (acc) {
-    FUZZ_CHECK(acc->reports == rows && acc->records == rows && acc->intervals == rows,
+    // Every sample is a report and an interval; sequence gaps are lost records.
+    FUZZ_CHECK(acc->reports == rows && acc->intervals == rows && acc->records == rows + acc->gaps &&
+                   acc->balanced() && (lost_rows == 0 || lost_rows == acc->gaps),
                "accounting adds up");
   } else {
     FUZZ_CHECK(acc.error_value().offset == failed->offset, "rows stop at the same offset");
