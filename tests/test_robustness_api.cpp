@@ -21,6 +21,8 @@
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/i915_stream.hpp"
 #include "hwpc/intel/oa_ring.hpp"
+#include "hwpc/intel/recording.hpp"
+#include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/intel/xe_stream.hpp"
 #include "hwpc/mali/gpu.hpp"
 #include "hwpc/mali/gpus/index.hpp"
@@ -98,6 +100,22 @@ static_assert(xe_make_accepts<const xe_format&, const std::vector<std::byte>&>);
 static_assert(!xe_make_accepts<xe_format, byte_span>);
 static_assert(!xe_make_accepts<const xe_format, byte_span>);
 static_assert(!xe_make_accepts<const xe_format&, std::vector<std::byte>>);
+
+// Both recorder families view the file's bytes (recording_reader.hpp).
+template <class B>
+concept recording_make_accepts = requires(B&& b) {
+  recording::make(std::forward<B>(b));
+};
+template <class B>
+concept xe_recording_make_accepts = requires(B&& b) {
+  xe_recording::make(std::forward<B>(b));
+};
+static_assert(recording_make_accepts<byte_span>);
+static_assert(recording_make_accepts<const std::vector<std::byte>&>);
+static_assert(!recording_make_accepts<std::vector<std::byte>>);
+static_assert(xe_recording_make_accepts<byte_span>);
+static_assert(xe_recording_make_accepts<const std::vector<std::byte>&>);
+static_assert(!xe_recording_make_accepts<std::vector<std::byte>>);
 
 // Adreno: cursors view the bytes; packets point into them; a capture reader
 // keeps the submit's buffers (spans into its input) between sections.
