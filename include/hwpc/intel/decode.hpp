@@ -122,6 +122,20 @@ struct column_plan {
         groups40 |= std::uint32_t{1} << (lane / 8);
       }
     }
+    drop_lone_qwords();
+  }
+  // A group with a single 64-bit counter (GPU_TICKS, alone beside the Xe
+  // header's RPT_ID, TIME_STAMP and CTX_ID) costs a tile's transposes for one
+  // column: the scalar loop writes it as fast.
+  void drop_lone_qwords() noexcept {
+    for (std::size_t v = 0; v < max_groups; ++v) {
+      if (((groups64 >> v) & 1u) == 0) continue;
+      std::size_t n = 0;
+      for (std::size_t q = 0; q < 4; ++q) n += column64[4 * v + q] != none;
+      if (n > 1) continue;
+      groups64 &= ~(std::uint32_t{1} << v);
+      for (std::size_t q = 0; q < 4; ++q) column64[4 * v + q] = none;
+    }
   }
   // Whether counter c (counters[c] = fd) is written by the tiles.
   bool tiled(const field& fd, std::size_t c) const noexcept {
