@@ -2,10 +2,10 @@
 # Benchmark regression check, with generous margins (docs/performance.md has
 # the measured figures):
 #   - in-cache accumulate at least 3x the naive per-interval loop (measured
-#     about 9-17x), for five i915 formats and two Xe formats (576-byte PEC64u64,
+#     about 9-20x), for five i915 formats and two Xe formats (576-byte PEC64u64,
 #     640-byte PEC64u64_B8_C8);
-#   - in-cache deltas of those Xe formats at least 1.1x the naive column loop
-#     (measured 1.4-1.6x: their 64-bit counters take the scalar path);
+#   - in-cache deltas of those Xe formats at least 1.8x the naive column loop
+#     (measured 2.9x with the 64-bit delta tiles);
 #   - metric-set batch evaluation of RenderBasic (HSW, SKL GT2, TGL GT2) at most
 #     2.5x the hand-written loop (measured 0.9-1.5x).
 #
@@ -66,7 +66,7 @@ def pairs(prefix, base_of):
             out.append((name, base, t))
     return out
 check("accumulate vs naive", pairs("accumulate/", lambda n: "naive_" + n), limit)
-check("Xe deltas vs naive", pairs("deltas/", lambda n: "naive_" + n), 1.1)
+check("Xe deltas vs naive", pairs("deltas/", lambda n: "naive_" + n), 1.8)
 # hand-written time / batch time >= 1/2.5: batch at most 2.5x slower.
 check("metric sets, hand-written / batch",
       [p for p in pairs("metric_set/", lambda n: n.replace("/batch", "/hand_written"))

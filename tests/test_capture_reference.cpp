@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -88,6 +89,19 @@ std::vector<std::byte> random_raw(const report_format& f, std::size_t n, std::mt
     const bool hole = rng() % 10 == 0;
     const std::uint32_t id = hole ? 0 : static_cast<std::uint32_t>(rng() | 1);
     for (int k = 0; k < 4; ++k) r[k] = std::byte((id >> (8 * k)) & 0xff);
+    // The Xe rule (report_landed) takes a report as landed when RPT_ID or
+    // TIME_STAMP is non-zero: a hole is a zero low dword only (landed: the
+    // wrap kernels stop there and accumulate bridges it), a zero 64-bit
+    // RPT_ID (landed by its TIME_STAMP), or both zero (never landed).
+    if (hole && f.xe_landed_rule) {
+      const std::uint64_t kind = rng() % 3;
+      if (kind >= 1) {
+        for (const field& fd : f.fields) {
+          if (fd.kind == field_kind::rpt_id) put(r, fd, 0);
+        }
+      }
+      if (kind == 2 && tsf != nullptr) put(r, *tsf, 0);
+    }
   }
   return bytes;
 }
@@ -167,8 +181,9 @@ TEST(DeltaReference, EveryFastPathMatchesTheTrackerOnRandomCapturesOfEveryFormat
   EXPECT_EQ(formats, static_cast<int>(all_formats.size()));
 }
 
-// The Xe driver's formats: 64-bit headers and counters, 192/320/576/640-byte
-// reports (wider than the vector kernels' 256 bytes), on every platform row.
+// The Xe driver's formats: 64-bit headers and counters, 128- to 640-byte
+// reports (the sparse wrap kernel and the 64-bit delta tiles serve most of
+// them), landed and unlanded holes, on every platform row.
 TEST(DeltaReference, EveryFastPathMatchesTheTrackerOnRandomCapturesOfEveryXeFormat) {
   std::mt19937_64 rng(20261124);
   int formats = 0;
@@ -185,6 +200,68 @@ TEST(DeltaReference, EveryFastPathMatchesTheTrackerOnRandomCapturesOfEveryXeForm
     ++formats;
   }
   EXPECT_EQ(formats, 19);
+}
+
+// Formats built at run time, thousands of them: every size from 32 to 640
+// bytes, 32- or 64-bit headers under either landed rule, and each qword
+// after the header holding nothing, one 64-bit counter or one or two 32-bit
+// ones at random. They reach every shape of the sparse wrap kernel (zero to
+// four vectors compared, or the dense kernel past that) and of the 32- and
+// 64-bit delta tiles, and every fast path must still match the tracker.
+TEST(DeltaReference, EveryFastPathMatchesTheTrackerOnRandomLayoutsOfMixedCounterWidths) {
+  std::mt19937_64 rng(20261125);
+  static const platform plats[] = {platform::tgl};
+  std::size_t sparse = 0, dense = 0;
+  std::array<std::size_t, intel::detail::wrap_vectors::max + 1> shapes{};
+  for (int config = 0; config < 3000; ++config) {
+    const std::size_t size = 32 * (1 + rng() % (limits.report_bytes / 32));
+    const bool header64 = size >= 32 && rng() % 2 == 0;
+    std::vector<field> fields;
+    fields.push_back({"RPT_ID", field_kind::rpt_id, 0, 0, std::uint8_t(header64 ? 64 : 32), 0});
+    fields.push_back({"TIMESTAMP", field_kind::timestamp, 0, std::uint16_t(header64 ? 8 : 4),
+                      std::uint8_t(header64 ? 64 : 32), 0});
+    std::uint8_t index = 0;
+    for (std::size_t q = 2; q < size / 8 && index < limits.counters - 1; ++q) {
+      const auto at = static_cast<std::uint16_t>(8 * q);
+      switch (rng() % 4) {
+        case 0:
+          break;
+        case 1:
+          fields.push_back({"PEC", field_kind::pec, index++, at, 64, 0});
+          break;
+        case 2:
+          fields.push_back(
+              {"B", field_kind::b, index++, std::uint16_t(at + 4 * (rng() % 2)), 32, 0});
+          break;
+        default:
+          fields.push_back({"B", field_kind::b, index++, at, 32, 0});
+          fields.push_back({"B", field_kind::b, index++, std::uint16_t(at + 4), 32, 0});
+          break;
+      }
+    }
+    const report_format f{"RANDOM", {},
+                          plats,    0,
+                          -1,       static_cast<std::uint16_t>(size),
+                          fields,   header64 && rng() % 2 == 0};
+    ASSERT_TRUE(fits_limits(f)) << "config " << config;
+    const intel::detail::wrap_vectors vs = intel::detail::wrap_vectors::of(f);
+    if (vs.sparse) {
+      ++sparse;
+      ++shapes[vs.count];
+    } else {
+      ++dense;
+    }
+    const std::size_t n = 1 + rng() % 40;
+    const auto bytes = random_raw(f, n, rng);
+    auto buf = report_buffer::make(bytes, f).value();
+    const generation gen = rng() % 2 == 0 ? generation::gen12 : generation_of(platform::dg2);
+    expect_fast_paths_match(buf, gen, "config " + std::to_string(config));
+    if (::testing::Test::HasFailure()) return;
+  }
+  // The draw reached both kernels and every sparse shape.
+  EXPECT_GT(dense, 0u);
+  EXPECT_GT(sparse, 0u);
+  for (std::size_t w = 0; w < shapes.size(); ++w) EXPECT_GT(shapes[w], 0u) << w << " vectors";
 }
 
 // Rows (intel/rows.hpp) and the summary writer's totals against the

@@ -4,7 +4,8 @@
 // never written by the OA unit (the tail pointer ran ahead of memory): they
 // are skipped and counted, and the interval is measured from the previous
 // valid report to the next. Runs of valid reports go through the wrap-count
-// kernel (wrap_count.hpp); each total is then
+// kernel (wrap_count.hpp; formats whose counters are mostly 64-bit through the
+// sparse kernel of wrap_count_sparse.hpp); each total is then
 //   (last - first) mod 2^64 + wraps * 2^width
 // which equals the sum of the per-interval deltas exactly.
 #pragma once
@@ -16,6 +17,7 @@
 #include "hwpc/intel/counters.hpp"
 #include "hwpc/intel/report.hpp"
 #include "hwpc/intel/wrap_count.hpp"
+#include "hwpc/intel/wrap_count_sparse.hpp"
 
 namespace hwpc::intel {
 
@@ -130,6 +132,8 @@ inline accumulation accumulate(const report_buffer& buf, generation gen,
   const std::size_t n = buf.size();
   const std::byte* base = buf.bytes().data();
   const bool has40 = detail::has_u40_fields(f);
+  // Formats with 64-bit counters compare only the vectors holding 32-bit ones.
+  const detail::wrap_vectors vs = detail::wrap_vectors::of(f);
   std::size_t i = 0;
   const std::byte* prev_valid = nullptr;  // last report of the previous run
   while (i < n) {
@@ -145,7 +149,9 @@ inline accumulation accumulate(const report_buffer& buf, generation gen,
     // formats a report with RPT_ID 0 but a TIME_STAMP is landed: the run
     // stops before it, and the next pass bridges to it like any gap.
     wrap_counts w;
-    const std::size_t j = i + detail::wrap_count(run, n - i, f.size, has40, path, w);
+    const std::size_t j =
+        i + (vs.sparse ? detail::wrap_count_sparse(run, n - i, f.size, vs, path, w)
+                       : detail::wrap_count(run, n - i, f.size, has40, path, w));
     detail::finish_run(run, j - i, f, counters, w, tsr, acc);
     prev_valid = base + (j - 1) * f.size;
     i = j;

@@ -77,38 +77,70 @@ namespace detail {
 // How deltas_to_columns maps dword lanes to columns. A counter whose (low)
 // dword is lane L goes through the vector tiles; its 40-bit high byte, when it
 // has one, sits at byte 156 + L (the dw(4+j)/byte(160+j) pairing), so eight
-// consecutive lanes find their high bytes in eight consecutive bytes.
+// consecutive lanes find their high bytes in eight consecutive bytes. A 64-bit
+// counter at an 8-byte-aligned offset is qword Q of the report and goes
+// through the 64-bit tiles (four qwords per 32-byte group).
 struct column_plan {
   static constexpr std::uint8_t none = 0xff;
   static constexpr std::size_t max_lanes = limits.report_dwords();
-  std::array<std::uint8_t, max_lanes> column;      // lane -> column, or none
-  std::array<std::uint32_t, max_lanes> hi_mask{};  // 0xff on lanes of 40-bit counters
-  std::uint8_t groups = 0;                         // bit v: lanes 8v..8v+7 hold a counter
-  std::uint8_t groups40 = 0;                       // bit v: ... and one of them is 40-bit
+  static constexpr std::size_t max_groups = max_lanes / 8;
+  static_assert(max_groups <= 32, "group bits fit a std::uint32_t");
+  static_assert(limits.counters < none, "a column number fits a std::uint8_t");
+  std::array<std::uint8_t, max_lanes> column;        // lane -> column, or none
+  std::array<std::uint32_t, max_lanes> hi_mask{};    // 0xff on lanes of 40-bit counters
+  std::array<std::uint8_t, max_lanes / 2> column64;  // qword -> column of a 64-bit counter
+  std::uint32_t groups = 0;                          // bit v: lanes 8v..8v+7 hold a counter
+  std::uint32_t groups40 = 0;                        // bit v: ... and one of them is 40-bit
+  std::uint32_t groups64 = 0;                        // bit v: qwords 4v..4v+3 hold a 64-bit counter
 
   column_plan(const report_format& f, const counter_list& counters, std::size_t nc) noexcept {
     column.fill(none);
+    column64.fill(none);
     const std::size_t lanes = f.size / 4;
+    if (lanes > max_lanes || f.size % 32 != 0) return;  // every counter by the scalar loop
     for (std::size_t c = 0; c < nc; ++c) {
       const field& fd = counters[c];
       const std::size_t lane = fd.offset / 4;
-      // Tiles cover 8 groups of 8 lanes (the `groups` bits); a 40-bit lane
-      // finds its high byte by the pairing format_limits.hpp derives
-      // (156 + lane for dw(4+j)/byte(160+j)).
+      if (fd.bits == 64) {
+        if (fd.offset % 8 != 0 || fd.offset + 8u > f.size) continue;
+        column64[fd.offset / 8] = static_cast<std::uint8_t>(c);
+        groups64 |= std::uint32_t{1} << (fd.offset / 32);
+        continue;
+      }
+      // A 40-bit lane finds its high byte by the pairing format_limits.hpp
+      // derives (156 + lane for dw(4+j)/byte(160+j)).
       const bool tile =
-          lanes <= 64 && lanes <= max_lanes && f.size % 32 == 0 && fd.offset % 4 == 0 &&
-          lane < lanes &&
+          fd.offset % 4 == 0 && lane < lanes &&
           (fd.bits == 32 ||
            (fd.bits == 40 && lane >= limits.u40_low_dword && lane < 40 &&
             fd.high_byte_offset == limits.u40_high_byte - limits.u40_low_dword + lane));
       if (!tile) continue;  // written by the scalar loop
       column[lane] = static_cast<std::uint8_t>(c);
-      groups |= static_cast<std::uint8_t>(1u << (lane / 8));
+      groups |= std::uint32_t{1} << (lane / 8);
       if (fd.bits == 40) {
         hi_mask[lane] = 0xff;
-        groups40 |= static_cast<std::uint8_t>(1u << (lane / 8));
+        groups40 |= std::uint32_t{1} << (lane / 8);
       }
     }
+    drop_lone_qwords();
+  }
+  // A group with a single 64-bit counter (GPU_TICKS, alone beside the Xe
+  // header's RPT_ID, TIME_STAMP and CTX_ID) costs a tile's transposes for one
+  // column: the scalar loop writes it as fast.
+  void drop_lone_qwords() noexcept {
+    for (std::size_t v = 0; v < max_groups; ++v) {
+      if (((groups64 >> v) & 1u) == 0) continue;
+      std::size_t n = 0;
+      for (std::size_t q = 0; q < 4; ++q) n += column64[4 * v + q] != none;
+      if (n > 1) continue;
+      groups64 &= ~(std::uint32_t{1} << v);
+      for (std::size_t q = 0; q < 4; ++q) column64[4 * v + q] = none;
+    }
+  }
+  // Whether counter c (counters[c] = fd) is written by the tiles.
+  bool tiled(const field& fd, std::size_t c) const noexcept {
+    if (fd.bits == 64) return fd.offset % 8 == 0 && column64[fd.offset / 8] == c;
+    return column[fd.offset / 4] == c;
   }
 };
 
@@ -119,6 +151,8 @@ inline void deltas_scalar(const std::byte* const* r, std::size_t rows, const fie
     for (std::size_t j = 0; j < rows; ++j) {
       out[j] = static_cast<std::uint32_t>(load_le32(r[j + 1] + o) - load_le32(r[j] + o));
     }
+  } else if (fd.bits == 64) {
+    for (std::size_t j = 0; j < rows; ++j) out[j] = load_le64(r[j + 1] + o) - load_le64(r[j] + o);
   } else {
     for (std::size_t j = 0; j < rows; ++j) {
       out[j] = field_delta(fd, load_field(r[j], fd), load_field(r[j + 1], fd));
@@ -160,7 +194,7 @@ inline void deltas_scalar(const std::byte* const* r, std::size_t rows, const fie
   const __m256i sign = _mm256_set1_epi32(static_cast<int>(0x80000000u));
   for (std::size_t t = 0; t < tiles; ++t) {
     const std::byte* const* rt = r + 8 * t;
-    for (unsigned v = 0; v < 8; ++v) {
+    for (unsigned v = 0; v < column_plan::max_groups; ++v) {
       if (((plan.groups >> v) & 1u) == 0) continue;
       __m256i lo[8], hi[8];
       __m256i prev = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rt[0] + 32 * v));
@@ -216,6 +250,50 @@ inline void deltas_scalar(const std::byte* const* r, std::size_t rows, const fie
     }
   }
 }
+
+// 64-bit counters, eight intervals at a time: for each 32-byte group of four
+// qwords, nine rows are loaded and adjacent rows subtracted (a 64-bit delta is
+// the modular difference, no wrap to mend), and the two 4x4 tiles of deltas
+// (intervals 0-3 and 4-7) are transposed so that each qword's eight deltas
+// leave as two contiguous 256-bit stores into its column.
+[[gnu::target("avx2")]] inline void transpose4x64(__m256i& x0, __m256i& x1, __m256i& x2,
+                                                  __m256i& x3) noexcept {
+  const __m256i t0 = _mm256_unpacklo_epi64(x0, x1), t1 = _mm256_unpackhi_epi64(x0, x1);
+  const __m256i t2 = _mm256_unpacklo_epi64(x2, x3), t3 = _mm256_unpackhi_epi64(x2, x3);
+  x0 = _mm256_permute2x128_si256(t0, t2, 0x20);
+  x1 = _mm256_permute2x128_si256(t1, t3, 0x20);
+  x2 = _mm256_permute2x128_si256(t0, t2, 0x31);
+  x3 = _mm256_permute2x128_si256(t1, t3, 0x31);
+}
+
+[[gnu::target("avx2")]] inline void delta_tiles64_avx2(const std::byte* const* r, std::size_t tiles,
+                                                       const column_plan& plan,
+                                                       std::uint64_t* const* columns,
+                                                       std::size_t k) noexcept {
+  for (std::size_t t = 0; t < tiles; ++t) {
+    const std::byte* const* rt = r + 8 * t;
+    for (unsigned v = 0; v < column_plan::max_groups; ++v) {
+      if (((plan.groups64 >> v) & 1u) == 0) continue;
+      __m256i d[8];
+      __m256i prev = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rt[0] + 32 * v));
+      for (unsigned i = 0; i < 8; ++i) {
+        const __m256i cur =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rt[i + 1] + 32 * v));
+        d[i] = _mm256_sub_epi64(cur, prev);
+        prev = cur;
+      }
+      transpose4x64(d[0], d[1], d[2], d[3]);
+      transpose4x64(d[4], d[5], d[6], d[7]);
+      for (unsigned q = 0; q < 4; ++q) {
+        const std::uint8_t c = plan.column64[4 * v + q];
+        if (c == column_plan::none) continue;
+        std::uint64_t* out = columns[c] + k + 8 * t;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), d[q]);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), d[4 + q]);
+      }
+    }
+  }
+}
 #endif
 
 }  // namespace detail
@@ -230,8 +308,9 @@ inline void deltas_scalar(const std::byte* const* r, std::size_t rows, const fie
 //
 // Works in blocks of valid reports gathered by pointer (so skipped reports
 // cost nothing later): 32-bit and 40-bit counters go through 8x8 transposed
-// tiles, everything else — and the last rows of a block that do not fill a
-// tile — through a load, a subtract and a contiguous store per counter.
+// tiles, 64-bit counters through pairs of 4x4 tiles, everything else — and
+// the last rows of a block that do not fill a tile — through a load, a
+// subtract and a contiguous store per counter.
 inline std::size_t deltas_to_columns(const report_buffer& buf, generation gen,
                                      std::span<std::uint64_t* const> columns,
                                      std::uint64_t* timestamps = nullptr,
@@ -266,12 +345,15 @@ inline std::size_t deltas_to_columns(const report_buffer& buf, generation gen,
     std::size_t done = 0;  // rows written by the tiles
 #if defined(HWPC_HAVE_AVX2_KERNEL)
     if (tiles) {
-      detail::delta_tiles_avx2(r.data(), rows / 8, plan, columns.data(), k);
+      if (plan.groups != 0) detail::delta_tiles_avx2(r.data(), rows / 8, plan, columns.data(), k);
+      if (plan.groups64 != 0) {
+        detail::delta_tiles64_avx2(r.data(), rows / 8, plan, columns.data(), k);
+      }
       done = rows / 8 * 8;
     }
 #endif
     for (std::size_t c = 0; c < nc; ++c) {
-      const bool tiled = tiles && plan.column[counters[c].offset / 4] == c;
+      const bool tiled = tiles && plan.tiled(counters[c], c);
       const std::size_t from = tiled ? done : 0;
       detail::deltas_scalar(r.data() + from, rows - from, counters[c], columns[c] + k + from);
     }
