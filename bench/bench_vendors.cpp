@@ -77,6 +77,7 @@ using mali_totals = std::vector<std::uint64_t>;
 // writer's totals (a row's counters added into one vector).
 mali_totals mali_library(const mali_input& in, const hm::evaluator* ev) {
   const auto h = hm::capture_header::parse(in.file);
+  if (!h) return {};
   const auto payload = h->payload(in.file);
   hm::row_options o;
   o.timed = true;
@@ -123,7 +124,7 @@ mali_totals mali_naive(const mali_input& in) {
     for (std::size_t rec = 64; rec + 32 + sample <= size; rec += 32 + sample) {
       const std::size_t nblocks = 2 + slices + static_cast<std::size_t>(positions);
       for (std::size_t blk = 0; blk < nblocks; ++blk) {
-        int type = blk == 0 ? 0 : blk == 1 ? 1 : blk < 2 + slices ? 2 : 3;
+        const int type = blk == 0 ? 0 : blk == 1 ? 1 : blk < 2 + slices ? 2 : 3;
         if (type == 3 && ((mask >> (blk - 2 - slices)) & 1) == 0) continue;  // a gap
         for (std::size_t i = 4; i < 64; ++i) {
           const std::size_t at = rec + 32 + blk * 256 + i * 4;
