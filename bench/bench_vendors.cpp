@@ -2,14 +2,14 @@
 // the same job, on inputs made in this process:
 //
 //   mali_sum/R_G          every sample of a capture file read and every counter of
-//                         every block summed over the capture (`hwpc mali --summary
-//                         --counters-only`): capture_header, vinstr_capture or
+//                         every block summed over the capture (`hwpc mali --summary`
+//                         without --bus-width-bits): capture_header, vinstr_capture or
 //                         kinstr_reader, row_builder, for_each_row, totals per column
 //   naive_mali_sum/R_G    the same totals: a plain loop over the bytes that computes
 //                         each value's offset from the block layout, memcpy's it and
 //                         adds it into a std::map keyed by (block type, index)
 //   mali_derived/R_G      mali_sum plus Arm's derived counters evaluated per sample
-//                         (what `hwpc mali --summary` does with --bus-width)
+//                         (what `hwpc mali --summary --bus-width-bits 128` adds)
 //   adreno_walk/F         an .rd capture walked through its nested IBs and every
 //                         counter select and counter sample recognised
 //                         (rd::capture_reader + recogniser, as `hwpc adreno --queries`)
