@@ -3,7 +3,7 @@
 # `hwpc mali` as the input grows: a flat column means the command streams its
 # input (mapped, so the page cache holds the file, not the process's heap).
 #
-#   scripts/peak-memory.sh [--only decode|adreno|mali] [SIZES_MIB...]   # default 1 16 256 1024
+#   scripts/peak-memory.sh [--only decode|adreno|adreno-rd|mali] [SIZES_MIB...]   # default 1 16 256 1024
 #
 # Inputs are generated in a temporary directory (under TMPDIR) and deleted at
 # the end: a 1 MiB base repeated up to each size.
@@ -12,7 +12,8 @@
 #   adreno: the A5xx query sequences of tests/adreno_seed.hpp, as raw dwords,
 #           as hex text, and in an .rd capture (one submit per MiB: GPUADDR,
 #           BUFFER_CONTENTS, CMDSTREAM_ADDR), plain and gzip-compressed (MiB is
-#           then the decompressed size), each listed in full.
+#           then the decompressed size), each listed in full. `adreno-rd`: only
+#           the .rd and .rd.gz rows.
 #   mali:   an emulated Mali-G78 capture file (2 L2 slices, 4 cores), vinstr,
 #           and kinstr_prfcnt with each copy's values offsets moved to it.
 # Peak RssAnon is sampled from /proc/PID/status every 5 ms; VmHWM (all
@@ -29,7 +30,7 @@ sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(1 16 256 1024)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+want() { [ -z "$only" ] || [ "$only" = "$1" ] || { [ "$1" = adreno ] && [ "$only" = adreno-rd ]; }; }
 
 grow() {  # grow BASE OUT MIB: BASE repeated until OUT holds MIB MiB (whole copies)
   local base=$1 out=$2 mib=$3
@@ -74,10 +75,10 @@ PY
 }
 
 # Adreno inputs of MIB MiB in $work: adreno.bin, adreno.txt, adreno.rd.
-adreno_inputs() {
-  python3 - "$work" "$1" <<'PY'
+adreno_inputs() {  # adreno_inputs MIB [rd]: with rd, only adreno.rd
+  python3 - "$work" "$1" "${2:-}" <<'PY'
 import re, struct, sys
-work, mib = sys.argv[1], int(sys.argv[2])
+work, mib, rd_only = sys.argv[1], int(sys.argv[2]), sys.argv[3] == 'rd'
 seed = open('tests/adreno_seed.hpp').read()
 dws = []
 for name in ('occlusion_begin', 'timestamp_begin', 'timestamp_end', 'occlusion_end'):
@@ -87,15 +88,16 @@ for name in ('occlusion_begin', 'timestamp_begin', 'timestamp_end', 'occlusion_e
 unit = struct.pack('<%dI' % len(dws), *dws)
 mib_bytes = unit * ((1 << 20) // len(unit))
 mib_bytes += b'\0' * ((1 << 20) - len(mib_bytes))  # zero dwords: padding
-with open(work + '/adreno.bin', 'wb') as f:
-    for _ in range(mib):
-        f.write(mib_bytes)
-# Hex text: 9 bytes per dword, so MIB MiB of text hold MIB / 9 MiB of dwords.
-line = ' '.join('%08x' % d for d in dws) + '\n'
-lines = ((mib << 20) // len(line)) or 1
-with open(work + '/adreno.txt', 'w') as f:
-    for _ in range(lines):
-        f.write(line)
+if not rd_only:
+    with open(work + '/adreno.bin', 'wb') as f:
+        for _ in range(mib):
+            f.write(mib_bytes)
+    # Hex text: 9 bytes per dword, so MIB MiB of text hold MIB / 9 MiB of dwords.
+    line = ' '.join('%08x' % d for d in dws) + '\n'
+    lines = ((mib << 20) // len(line)) or 1
+    with open(work + '/adreno.txt', 'w') as f:
+        for _ in range(lines):
+            f.write(line)
 # .rd: GPU id, then one submit per MiB, each buffer at its own address.
 def section(t, payload):
     return struct.pack('<II', t, len(payload)) + payload
@@ -185,9 +187,13 @@ for mib in "${sizes[@]}"; do
     rm -f "$work/in.raw" "$work/in.stream"
   fi
   if want adreno; then
-    adreno_inputs "$mib"
-    run "adreno bin (listing)" "$mib" adreno "$work/adreno.bin"
-    run "adreno hex (listing)" "$mib" adreno "$work/adreno.txt"
+    if [ "$only" = adreno-rd ]; then
+      adreno_inputs "$mib" rd
+    else
+      adreno_inputs "$mib"
+      run "adreno bin (listing)" "$mib" adreno "$work/adreno.bin"
+      run "adreno hex (listing)" "$mib" adreno "$work/adreno.txt"
+    fi
     run "adreno rd (listing)" "$mib" adreno "$work/adreno.rd"
     gzip -1 -c "$work/adreno.rd" >"$work/adreno.rd.gz"
     TMPDIR=$work run "adreno rd.gz (listing)" "$mib" adreno "$work/adreno.rd.gz"

@@ -268,7 +268,7 @@ class recogniser {
     if (it->second.empty()) pending_.erase(it);
   }
 
-  void counters_of(const packet& p, query_event base) {
+  void counters_of(const packet& p, const query_event& base) {
     if (p.hdr.type == packet_type::type4) {
       for (std::uint32_t k = 0; k < p.hdr.count; ++k) {
         auto s = find_select(p.hdr.id + k);
@@ -317,7 +317,20 @@ class recogniser {
     }
   }
 
+  // A type-7 packet that no sequence starts with and that copies no counter
+  // (CP_NOP, CP_WAIT_FOR_IDLE, IB calls, ...): most of a command stream.
+  static bool starts_nothing(const packet& p) noexcept {
+    return p.hdr.type == packet_type::type7 && !p.is_op(op::cp_mem_write) &&
+           !p.is_op(op::cp_event_write) && !p.is_op(op::cp_mem_to_mem) &&
+           !p.is_op(op::cp_reg_to_mem);
+  }
+
   void step() {
+    if (starts_nothing(window_.front())) {  // skip building an event for it
+      window_.erase(window_.begin());
+      ++index_;
+      return;
+    }
     const std::span<const packet> p(window_);
     query_event ev;
     ev.offset = p[0].offset;
