@@ -6,8 +6,9 @@
 #     640-byte PEC64u64_B8_C8);
 #   - in-cache deltas of those Xe formats at least 1.1x the naive column loop
 #     (measured 1.4-1.6x: their 64-bit counters take the scalar path);
-#   - metric-set batch evaluation of RenderBasic (HSW, SKL GT2, TGL GT2) at most
-#     2.5x the hand-written loop (measured 0.9-1.5x).
+#   - metric-set batch evaluation of RenderBasic (HSW, SKL GT2, TGL GT2, and
+#     LNL from the Xe2 files) at most 2.5x the hand-written loop (measured
+#     0.9-1.5x).
 #
 # Short and noise-tolerant for a shared 2-core CI machine: 64 KiB captures (no
 # memory-bandwidth noise), 2^17 metric samples, several repetitions
@@ -67,7 +68,13 @@ def pairs(prefix, base_of):
     return out
 check("accumulate vs naive", pairs("accumulate/", lambda n: "naive_" + n), limit)
 check("Xe deltas vs naive", pairs("deltas/", lambda n: "naive_" + n), 1.1)
-# hand-written time / batch time >= 1/2.5: batch at most 2.5x slower.
+# hand-written time / batch time >= 1/2.5: batch at most 2.5x slower. Every
+# set must have run (a hand-written loop that stops matching the batch
+# evaluator bit for bit is not registered, which must not pass silently).
+ran = {n.split("/")[2] for n in median if n.startswith("metric_set/")}
+missing = {"hsw", "skl_gt2", "tgl_gt2", "lnl"} - ran
+if ran and missing:
+    sys.exit("bench-check: metric sets did not run: " + ", ".join(sorted(missing)))
 check("metric sets, hand-written / batch",
       [p for p in pairs("metric_set/", lambda n: n.replace("/batch", "/hand_written"))
        if p[0].endswith("/batch")], 1 / 2.5)

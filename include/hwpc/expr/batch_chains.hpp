@@ -114,8 +114,12 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
     bool taken = false;
   };
   std::vector<sum_source> sums;
+  // A term: a conversion the sum folds, or the conversion of a counter used
+  // elsewhere too (the sum converts the input column again: same bits).
   auto is_leaf = [&](std::uint32_t j) {
-    return p.nodes[j].code == op::to_f64 && foldable(j) && !is_constant(p.nodes[j].a);
+    if (p.nodes[j].code != op::to_f64 || reserved[j]) return false;
+    const std::uint32_t a = p.nodes[j].a;
+    return !is_constant(a) && (foldable(j) || p.nodes[a].code == op::input);
   };
   auto find_sum = [&](std::uint32_t at) {
     sum_source f{at, {}, {}, false};
@@ -157,8 +161,9 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
     }
     f.c.sum_terms = static_cast<std::uint8_t>(k);
     for (std::size_t t = 0; t < k; ++t) {
-      f.nodes.push_back(down[k - 1 - t]);
-      f.c.leaves[t] = p.nodes[down[k - 1 - t]].a;
+      const std::uint32_t leaf = down[k - 1 - t];
+      if (foldable(leaf)) f.nodes.push_back(leaf);
+      f.c.leaves[t] = p.nodes[leaf].a;
     }
     return std::optional<sum_source>{std::move(f)};
   };
