@@ -20,11 +20,11 @@
 // additions may be taken in any operand order: every term is a u64 converted
 // to a double, never NaN, and IEEE addition of non-NaN values is commutative
 // bit for bit; the order of the additions (the tree's shape) is kept. Only
-// nodes with a single use
-// that are no output are folded into a chain, so nothing else needs their
-// values. Each step is the operator's apply<> (or, for UDIV, the exact
-// udiv_by_constant), so a chain gives the same bits as node-by-node
-// evaluation.
+// nodes with a single use that are no output are folded into a chain, so
+// nothing else needs their values (a sum may also convert a counter whose
+// conversion is used elsewhere: it converts the input column again). Each step is the operator's
+// apply<> (or, for UDIV, the exact udiv_by_constant), so a chain gives the same bits as
+// node-by-node evaluation.
 #pragma once
 
 #include <algorithm>
