@@ -22,9 +22,9 @@
 // bit for bit; the order of the additions (the tree's shape) is kept. Only
 // nodes with a single use that are no output are folded into a chain, so
 // nothing else needs their values (a sum may also convert a counter whose
-// conversion is used elsewhere: it converts the input column again). Each step is the operator's
-// apply<> (or, for UDIV, the exact udiv_by_constant), so a chain gives the same bits as
-// node-by-node evaluation.
+// conversion is used elsewhere: it converts the input column again). Each
+// step is the operator's apply<> (or, for UDIV, the exact udiv_by_constant),
+// so a chain gives the same bits as node-by-node evaluation.
 #pragma once
 
 #include <algorithm>
