@@ -6,7 +6,9 @@
 //   tokenize_corpus                         only splitting those formulas into tokens
 // GEN is hsw (Haswell GT2, 70 metrics), skl_gt2 (52) and tgl_gt2 (34): RenderBasic
 // of oa-hsw.xml, oa-sklgt2.xml and oa-tglgt2.xml from ../shared/data/intel-metrics;
-// without that directory these benchmarks are not registered (nothing to
+// and lnl (Lunar Lake, Xe2, 66): RenderBasic of oa-lnl.xml from
+// ../shared/data/intel-metrics-xe. Without those files these benchmarks are
+// not registered (nothing to
 // measure), and a note says so. The XML loader needs pugixml: without it
 // the program only prints that note.
 #include <benchmark/benchmark.h>
@@ -40,6 +42,8 @@ using hwpc::expr::value;
 
 const std::filesystem::path metrics_dir =
     std::filesystem::path(HWPC_SHARED_DIR) / "data" / "intel-metrics";
+const std::filesystem::path xe_metrics_dir =
+    std::filesystem::path(HWPC_SHARED_DIR) / "data" / "intel-metrics-xe";
 
 // 2^20 samples, or HWPC_BENCH_SAMPLES (scripts/bench-check.sh uses fewer: the
 // three sets' columns take about 2.3 GB at 2^20).
@@ -58,21 +62,42 @@ struct part {
 constexpr part hsw_gt2{20, 2, 0x3, 12'500'000};
 constexpr part skl_gt2{24, 3, 0x7, 12'000'000};
 constexpr part tgl_gt2{96, 6, 0x3f, 19'200'000};
+// Lunar Lake: 8 XeCores of 8 vector engines (64 XVEs, 8 threads each).
+constexpr part lnl{64, 8, 0xff, 19'200'000};
 
 hm::device_values device(const part& d) {
-  return {{"GpuTimestampFrequency", value::u(d.timestamp_hz)},
-          {"EuCoresTotalCount", value::u(d.eus)},
-          {"EuSubslicesTotalCount", value::u(d.subslices)},
-          {"EuDualSubslicesTotalCount", value::u(d.subslices)},
-          {"EuSlicesTotalCount", value::u(1)},
-          {"EuThreadsCount", value::u(7)},
-          {"SliceMask", value::u(0x1)},
-          {"SubsliceMask", value::u(d.subslice_mask)},
-          {"DualSubsliceMask", value::u(d.subslice_mask)},
-          {"GpuMinFrequency", value::u(300'000'000)},
-          {"GpuMaxFrequency", value::u(1'150'000'000)},
-          {"SkuRevisionId", value::u(3)},
-          {"QueryMode", value::u(0)}};
+  hm::device_values v = {{"GpuTimestampFrequency", value::u(d.timestamp_hz)},
+                         {"EuCoresTotalCount", value::u(d.eus)},
+                         {"EuSubslicesTotalCount", value::u(d.subslices)},
+                         {"EuDualSubslicesTotalCount", value::u(d.subslices)},
+                         {"EuSlicesTotalCount", value::u(1)},
+                         {"EuThreadsCount", value::u(7)},
+                         {"SliceMask", value::u(0x1)},
+                         {"SubsliceMask", value::u(d.subslice_mask)},
+                         {"DualSubsliceMask", value::u(d.subslice_mask)},
+                         {"GpuMinFrequency", value::u(300'000'000)},
+                         {"GpuMaxFrequency", value::u(1'150'000'000)},
+                         {"SkuRevisionId", value::u(3)},
+                         {"QueryMode", value::u(0)}};
+  if (&d == &lnl) {
+    // The Xe2 names, and the unit counts no capture gives (docs/expressions.md):
+    // values of a Lunar Lake part (2 L3 nodes, so 2 SQIDIs; 1 compute engine).
+    v["VectorEngineTotalCount"] = value::u(d.eus);
+    v["VectorEngineThreadsCount"] = value::u(8);
+    v["EuThreadsCount"] = value::u(8);
+    v["XeCoreTotalCount"] = value::u(d.subslices);
+    v["XeCoreMask"] = value::u(d.subslice_mask);
+    v["SqidiTotalCount"] = value::u(2);
+    v["L3NodeTotalCount"] = value::u(2);
+    v["L3BankTotalCount"] = value::u(8);
+    v["ComputeEngineTotalCount"] = value::u(1);
+    v["CopyEngineTotalCount"] = value::u(1);
+    v["GeometryPipeTotalCount"] = value::u(1);
+    v["DepthPipeTotalCount"] = value::u(2);
+    v["ColorPipeTotalCount"] = value::u(2);
+    v["GpuMaxFrequency"] = value::u(2'050'000'000);
+  }
+  return v;
 }
 
 struct render_basic;
@@ -461,6 +486,118 @@ void tgl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std
   }
 }
 
+// Lunar Lake RenderBasic (oa-lnl.xml, Xe2), 66 metrics: 64 XVEs, 19.2 MHz,
+// PEC counters. 48 metrics are a counter as it is.
+void lnl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std::uint64_t*>& out) {
+  const cols_of in{rb, out};
+  const std::uint64_t xves = 64, freq = 19'200'000, sqidis = 2;
+  const std::uint64_t *gpu_time = in("GPU_TIME"), *clk = in("GPU_CLOCK");
+  auto pec = [&](int k) { return in(("PEC" + std::to_string(k)).c_str()); };
+  std::uint64_t *gpu_time_o = in.o("GpuTime"), *clocks_o = in.o("GpuCoreClocks"),
+                *avg_o = in.o("AvgGpuCoreFrequency");
+  for (std::size_t r = 0; r < rows; ++r) {
+    gpu_time_o[r] = udiv(gpu_time[r] * 1'000'000'000ull, freq);
+    clocks_o[r] = clk[r];
+    avg_o[r] = udiv(clk[r] * 1'000'000'000ull, gpu_time_o[r]);
+  }
+  const struct {
+    const char* sym;
+    int pec;
+  } copies[] = {{"IA_VERTEX", 33},
+                {"GPGPU_THREADGROUP_COUNT", 0},
+                {"ASYNC_GPGPU_THREADGROUP_COUNT", 1},
+                {"RASTERIZER_SAMPLE_OUTPUT", 34},
+                {"PIXEL_BLEND", 35},
+                {"PIXEL_WRITE", 36},
+                {"POSTPS_ALPHA_TEST_FAIL", 2},
+                {"SHADER_PIX_KILL", 3},
+                {"L3_READ", 37},
+                {"L3_WRITE", 38},
+                {"CLIPPER_INPUT_VERTEX", 42},
+                {"CLIPPER_PRIMITIVE_CULL", 43},
+                {"CLIPPER_PRIMITIVE_FAR_NEAR_CLIP", 44},
+                {"CLIPPER_PRIMITIVE_OUTPUT", 45},
+                {"IA_PRIMITIVE", 46},
+                {"STREAMOUT_OUTPUT_VERTEX_COUNT", 47},
+                {"STRIPSFAN_OBJECT_COUNT", 48},
+                {"STRIPSFAN_OBJECT_CULL", 49},
+                {"STREAMOUT_PRIMITIVE_WRITE_COUNT", 50},
+                {"SLM_BANK_CONFLICT_COUNT", 4},
+                {"COMPRESSOR_INPUT", 51},
+                {"COMPRESSOR_OUTPUT", 52},
+                {"TLB_MISS", 53},
+                {"SAMPLER_2X2_READ", 5},
+                {"SAMPLER_TEXTURE_CACHE_ACCESS", 6},
+                {"SAMPLER_TEXTURE_CACHE_MISS", 21},
+                {"URB_READ", 55},
+                {"URB_WRITE", 56},
+                {"ICACHE_HIT", 22},
+                {"ICACHE_MISS", 23},
+                {"XVE_INST_EXECUTED_ALU0_ALL", 25},
+                {"XVE_INST_EXECUTED_ALU1_ALL", 26},
+                {"XVE_INST_EXECUTED_SEND_ALL", 7},
+                {"XVE_INST_EXECUTED_ALU0_CS", 8},
+                {"XVE_INST_EXECUTED_ALU0_PS", 9},
+                {"XVE_INST_EXECUTED_ALU0_VS", 10},
+                {"XVE_INST_EXECUTED_ALU1_CS", 11},
+                {"XVE_INST_EXECUTED_ALU1_PS", 12},
+                {"XVE_INST_EXECUTED_ALU1_VS", 13},
+                {"RT_BVH_CACHE_MISS", 28},
+                {"RT_INPUT_MESSAGE_RAY_COUNT", 29},
+                {"LOAD_STORE_CACHE_HIT", 30},
+                {"LOAD_STORE_CACHE_ACCESS", 31},
+                {"XVE_INST_ISSUED_ALL", 15},
+                {"LOAD_STORE_CACHE_BYTE_READ", 16},
+                {"LOAD_STORE_CACHE_BYTE_WRITE", 17},
+                {"SLM_BYTE_READ", 18},
+                {"SLM_BYTE_WRITE", 19}};
+  for (const auto& k : copies) std::copy_n(pec(k.pec), rows, in.o(k.sym));
+  // Percentages of the clock: of the engine ($ComputeEngineTotalCount is 1,
+  // so its UDIV folds away), per SQIDI, per XVE, of all XVE threads.
+  const struct {
+    const char* sym;
+    int pec;
+    std::uint64_t per;
+  } pct[] = {{"GPU_BUSY", 32, 1},
+             {"COMMAND_PARSER_COMPUTE_ENGINE_BUSY", 39, 1},
+             {"COMMAND_PARSER_RENDER_ENGINE_BUSY", 40, 1},
+             {"COMMAND_PARSER_COPY_ENGINE_BUSY", 41, 1},
+             {"GPU_MEMORY_REQUEST_QUEUE_FULL", 54, sqidis},
+             {"XVE_ACTIVE", 24, xves},
+             {"XVE_SHARED_FUNCTION_ACCESS_HOLD", 27, xves},
+             {"XVE_STALL", 20, xves},
+             {"XVE_INST_EXECUTED_ALU0_ALL_UTILIZATION", 25, xves},
+             {"XVE_INST_EXECUTED_ALU1_ALL_UTILIZATION", 26, xves}};
+  for (const auto& k : pct) {
+    const std::uint64_t* x = pec(k.pec);
+    std::uint64_t* y = in.o(k.sym);
+    if (k.per == 1) {
+      for (std::size_t r = 0; r < rows; ++r) y[r] = bits(fdiv(dbl(x[r] * 100), dbl(clk[r])));
+    } else {
+      const std::uint64_t per = k.per;
+      for (std::size_t r = 0; r < rows; ++r) {
+        y[r] = bits(fdiv(dbl(x[r] / per * 100), dbl(clk[r])));
+      }
+    }
+  }
+  const std::uint64_t* occ_in = pec(14);
+  std::uint64_t* occ = in.o("XVE_THREADS_OCCUPANCY_ALL");
+  for (std::size_t r = 0; r < rows; ++r) {
+    occ[r] = bits(fdiv(dbl(occ_in[r] * 8 / (8 * xves) * 100), dbl(clk[r])));
+  }
+  const std::uint64_t *rd_in = pec(57), *wr_in = pec(58);
+  std::uint64_t *rd = in.o("GPU_MEMORY_BYTE_READ"), *wr = in.o("GPU_MEMORY_BYTE_WRITE"),
+                *rd_rate = in.o("GPU_MEMORY_BYTE_READ_RATE"),
+                *wr_rate = in.o("GPU_MEMORY_BYTE_WRITE_RATE");
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double t = dbl(gpu_time_o[r]);
+    rd[r] = rd_in[r] * 2;
+    wr[r] = wr_in[r] * 2;
+    rd_rate[r] = bits(fdiv(dbl(rd[r]), t));
+    wr_rate[r] = bits(fdiv(dbl(wr[r]), t));
+  }
+}
+
 void batch(benchmark::State& st, render_basic* rb) {
   auto ev = rb->set->batch();
   for (auto _ : st) {
@@ -579,15 +716,16 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "note: built without pugixml; metric benchmarks skipped\n");
 #else
   static corpus all;
-  static render_basic rbs[3];
+  static render_basic rbs[4];
   const struct {
     const char* file;
     const char* gen;
     const part* device;
     hand_loop by_hand;
-  } sets[3] = {{"oa-hsw.xml", "hsw", &hsw_gt2, hsw_by_hand},
+  } sets[4] = {{"oa-hsw.xml", "hsw", &hsw_gt2, hsw_by_hand},
                {"oa-sklgt2.xml", "skl_gt2", &skl_gt2, skl_by_hand},
-               {"oa-tglgt2.xml", "tgl_gt2", &tgl_gt2, tgl_by_hand}};
+               {"oa-tglgt2.xml", "tgl_gt2", &tgl_gt2, tgl_by_hand},
+               {"oa-lnl.xml", "lnl", &lnl, lnl_by_hand}};
   if (!std::filesystem::exists(metrics_dir)) {
     std::fprintf(stderr, "note: %s is absent; metric benchmarks skipped\n",
                  metrics_dir.string().c_str());
@@ -613,6 +751,16 @@ int main(int argc, char** argv) {
         }
         for (const auto& r : s.register_configs) all.formulas += !r.availability.empty();
         all.sets.push_back(std::move(s));
+      }
+    }
+    // The Xe2 set is not part of the compile corpus (that is the 18 i915 files).
+    rbs[3].gen = sets[3].gen;
+    if (auto xe = hm::load_xml_file((xe_metrics_dir / sets[3].file).string())) {
+      for (const auto& s : *xe) {
+        if (s.symbol_name != "RenderBasic") continue;
+        rbs[3] = make_render_basic(s, *sets[3].device);
+        rbs[3].gen = sets[3].gen;
+        rbs[3].by_hand = sets[3].by_hand;
       }
     }
     for (auto& rb : rbs) {

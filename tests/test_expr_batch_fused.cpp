@@ -234,4 +234,111 @@ TEST(BatchFused, ChainsEqualScalarBitForBit) {
               fused, compared);
 }
 
+// Sums of 2 to 10 converted counters (more than a chain takes), in every tree
+// shape a left-deep sum can have (each addition's running sum on either
+// side), optionally times a double constant and divided by one (0.0, -0.0,
+// NaN, inf and ordinary values), truncated to u64 (saturating: sums past
+// 2^64 from all-ones counters), then scaled and divided by a counter, added
+// to one, or stored; sometimes an intermediate is an output or used twice,
+// which must stop the fusion. Batch against scalar, bit for bit.
+TEST(BatchFused, SumChainsEqualScalarBitForBit) {
+  rng g{0x6c8e9cf570932bd5ull};
+  constexpr int inputs = 10;
+  const std::size_t rows = 2048 + 700;  // a full block and a partial one, tiles of both
+  std::vector<std::vector<std::uint64_t>> cols(inputs, std::vector<std::uint64_t>(rows));
+  for (auto& c : cols) {
+    for (auto& v : c) v = g.below(8) == 0 ? 0 : edgy(g);
+  }
+  std::vector<const std::uint64_t*> in;
+  for (const auto& c : cols) in.push_back(c.data());
+  const char* doubles[] = {"0.0", "8", "0.5", "7.0", "3"};
+  std::size_t compared = 0, fused = 0, sum_chains = 0;
+  for (int i = 0; i < 300; ++i) {
+    ex::program p;
+    ex::builder b;
+    for (int k = 0; k < inputs; ++k) p.inputs.push_back({"A" + std::to_string(k)});
+    auto resolve = [&](std::string_view n) -> ex::resolved {
+      return ex::resolved::at(b.input(static_cast<std::uint32_t>(n[1] - '0'), vtype::u64));
+    };
+    auto counter = [&] { return "A " + std::to_string(g.below(inputs)) + " READ"; };
+    // inf, NaN and -0.0 as constant expressions the builder folds: 1e20^16
+    // overflows, inf - inf, 0.0 * -1.0.
+    std::string inf = "100000000000000000000.0";
+    for (int k = 0; k < 15; ++k) inf += " 100000000000000000000.0 FMUL";
+    auto dconst = [&]() -> std::string {
+      switch (g.below(8)) {
+        case 0:
+          return "0.0 0.0 1.0 FSUB FMUL";
+        case 1:
+          return inf + " " + inf + " FSUB";
+        case 2:
+          return inf;
+        case 3:
+          return "0.0 " + inf + " FSUB";
+        default:
+          return doubles[g.below(5)];
+      }
+    };
+    const int formulas = 1 + static_cast<int>(g.below(4));
+    for (int f = 0; f < formulas; ++f) {
+      const int terms = 2 + static_cast<int>(g.below(9));
+      std::string text = counter() + " " + counter() + " FADD";
+      for (int t = 2; t < terms; ++t) {
+        // The next counter on the right, or the running sum on the right.
+        text =
+            g.below(2) == 0 ? text + " " + counter() + " FADD" : counter() + " " + text + " FADD";
+      }
+      if (g.below(2) == 0) {
+        text = g.below(2) == 0 ? dconst() + " " + text + " FMUL" : text + " " + dconst() + " FMUL";
+      }
+      if (g.below(2) == 0) text += " " + dconst() + " FDIV";
+      // UDIV takes u64: the sum is truncated first.
+      // (UDIV by 0 folds the formula to 0 when it is built; divisions by
+      // zero at run time are FDIV by 0.0 above and by idle counters below.)
+      text += " " + std::to_string(g.below(10) == 0 ? 0 : 1 + g.below(100)) + " UDIV";
+      switch (g.below(4)) {
+        case 0:
+          text += " 100 UMUL " + counter() + " FDIV";
+          break;
+        case 1:
+          text += " " + counter() + " FADD";
+          break;
+        case 2:
+          text += " 64 UMUL 0.0 FADD";
+          break;
+        default:
+          text += " 3 UMUL";
+          break;
+      }
+      const auto r = ex::parse_rpn(text, b, resolve);
+      ASSERT_TRUE(r.status) << text;
+      p.outputs.push_back(r.root);
+      if (g.below(4) == 0) p.outputs.push_back(static_cast<std::uint32_t>(g.below(r.root + 1)));
+    }
+    p.nodes = std::move(b).take();
+    p = ex::compact(p, true);
+    std::vector<std::vector<std::uint64_t>> out(p.outputs.size(), std::vector<std::uint64_t>(rows));
+    std::vector<std::uint64_t*> outp;
+    for (auto& c : out) outp.push_back(c.data());
+    ex::batch_evaluator be(p);
+    ASSERT_TRUE(be.evaluate(in, rows, outp));
+    fused += be.fused_nodes();
+    sum_chains += be.sum_chains();
+    ex::scalar_evaluator se(p);
+    std::vector<value> sv(p.outputs.size());
+    for (std::size_t row = 0; row < rows; ++row) {
+      std::uint64_t one[inputs];
+      for (int k = 0; k < inputs; ++k) one[k] = cols[k][row];
+      ASSERT_TRUE(se.evaluate(one, sv));
+      for (std::size_t k = 0; k < sv.size(); ++k) {
+        ASSERT_EQ(out[k][row], sv[k].bits) << "program " << i << " output " << k << " row " << row;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(sum_chains, 250u) << "most of these sums are fused whole";
+  std::printf("sum chains: %zu (%zu nodes folded): %zu values agree with the scalar evaluator\n",
+              sum_chains, fused, compared);
+}
+
 }  // namespace

@@ -60,14 +60,10 @@ class batch_evaluator {
     chains_ = detail::find_chains(p, uses, is_output, folded_);
     // The operands each node reads from columns: a chain reads only the ends
     // of what it folded; folded nodes read nothing.
-    auto operands_of = [&](std::size_t i, std::uint32_t(&ops)[3]) -> std::uint8_t {
+    auto operands_of = [&](std::size_t i, std::uint32_t(&ops)[max_operands]) -> std::uint8_t {
       const node& x = p.nodes[i];
       if (folded_[i]) return 0;
-      if (const auto& c = chains_[i]) {
-        ops[0] = c->x;
-        ops[1] = c->y;
-        return static_cast<std::uint8_t>(c->operand_count());
-      }
+      if (const auto& c = chains_[i]) return static_cast<std::uint8_t>(c->operands(ops));
       ops[0] = x.a;
       ops[1] = x.b;
       ops[2] = x.c;
@@ -76,7 +72,7 @@ class batch_evaluator {
     // Last node that reads each node; outputs stay live to the end.
     std::vector<std::size_t> last_use(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
-      std::uint32_t ops[3] = {0, 0, 0};
+      std::uint32_t ops[max_operands] = {};
       const std::uint8_t k = operands_of(i, ops);
       for (std::uint8_t m = 0; m < k; ++m) last_use[ops[m]] = i;
     }
@@ -90,6 +86,22 @@ class batch_evaluator {
       if (code != op::input && code != op::constant && direct_output_[i] == no_column) {
         direct_output_[i] = static_cast<std::uint32_t>(o);
       }
+    }
+    // When each output that is not written in place is copied: right after
+    // the node computing it, for an input after its first reader (whose
+    // loop has just brought the rows into cache), else at the end of the block.
+    std::vector<std::size_t> first_use(n, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t ops[max_operands] = {};
+      const std::uint8_t k = operands_of(i, ops);
+      for (std::uint8_t m = 0; m < k; ++m) first_use[ops[m]] = std::min(first_use[ops[m]], i);
+    }
+    copy_after_.assign(n + 1, {});
+    for (std::size_t o = 0; o < p.outputs.size(); ++o) {
+      const std::uint32_t i = p.outputs[o];
+      if (direct_output_[i] == o) continue;
+      copy_after_[p.nodes[i].code == op::input ? first_use[i] : i].push_back(
+          static_cast<std::uint32_t>(o));
     }
     // Computed nodes share columns once their values are dead; outputs
     // written straight to the caller need none, folded nodes have no values.
@@ -113,7 +125,7 @@ class batch_evaluator {
       const node& x = p.nodes[i];
       if (x.code == op::input || x.code == op::constant || folded_[i]) continue;
       if (direct_output_[i] == no_column) column_of_[i] = take();
-      std::uint32_t operands[3] = {0, 0, 0};
+      std::uint32_t operands[max_operands] = {};
       const std::uint8_t arity = operands_of(i, operands);
       for (std::uint8_t k = 0; k < arity; ++k) {
         const std::uint32_t a = operands[k];
@@ -158,6 +170,12 @@ class batch_evaluator {
   }
 
   std::size_t scratch_columns() const noexcept { return scratch_.size() / block; }
+  // Chains whose source is a sum of converted values (a whole FADD tree).
+  std::size_t sum_chains() const noexcept {
+    std::size_t k = 0;
+    for (const auto& c : chains_) k += c && c->sum_terms != 0;
+    return k;
+  }
   // Nodes evaluated inside a fused chain instead of by a loop of their own.
   std::size_t fused_nodes() const noexcept {
     std::size_t k = 0;
@@ -184,20 +202,27 @@ class batch_evaluator {
     }
     for (std::size_t start = 0; start < rows; start += block) {
       const std::size_t len = std::min(block, rows - start);
-      for (std::size_t i = 0; i < p.nodes.size(); ++i) {
+      // One node's loop over the block.
+      auto run = [&](std::size_t i) {
         const node& x = p.nodes[i];
-        if (folded_[i]) continue;
+        if (folded_[i]) return;
         if (x.code == op::input) {
           ptr_[i] = inputs[x.imm] + start;
-          continue;
+          return;
         }
         slot* out = direct_output_[i] != no_column ? outputs[direct_output_[i]] + start
                                                    : scratch_.data() + column_of_[i] * block;
         ptr_[i] = out;
-        if (x.code == op::constant) continue;
+        if (x.code == op::constant) return;
         if (const auto& c = chains_[i]) {
-          detail::run_chain(out, ptr_[c->x], ptr_[c->y], *c, len);
-          continue;
+          if (c->sum_terms != 0) {
+            const slot* terms[chain::max_terms] = {};
+            for (std::uint8_t k = 0; k < c->sum_terms; ++k) terms[k] = ptr_[c->leaves[k]];
+            detail::run_sum_chain(out, terms, ptr_[c->y], *c, len);
+          } else {
+            detail::run_chain(out, ptr_[c->x], ptr_[c->y], *c, len);
+          }
+          return;
         }
         const slot* a = ptr_[x.a];
         const slot* b = ptr_[x.b];
@@ -205,15 +230,19 @@ class batch_evaluator {
         switch (shape_[i]) {
           case shape::zero:
             std::fill_n(out, len, slot{0});
-            continue;
+            return;
           case shape::divide_by_constant:
             divide_loop(out, a, divisor_[i], len);
-            continue;
+            return;
           case shape::shift_left: {
             const slot* v = p.nodes[x.a].code == op::constant ? b : a;
             const unsigned sh = divisor_[i].shift();
-            for (std::size_t j = 0; j < len; ++j) out[j] = v[j] << sh;
-            continue;
+            if (len == block) {
+              shift_loop(out, v, sh, block);
+            } else {
+              shift_loop(out, v, sh, len);
+            }
+            return;
           }
           case shape::constant_right:
             visit_op(x.code, [&](auto k) {
@@ -228,7 +257,7 @@ class batch_evaluator {
               }
               return 0;
             });
-            continue;
+            return;
           case shape::constant_left:
             visit_op(x.code, [&](auto k) {
               constexpr op O = decltype(k)::value;
@@ -242,7 +271,7 @@ class batch_evaluator {
               }
               return 0;
             });
-            continue;
+            return;
           case shape::columns:
             break;
         }
@@ -254,11 +283,18 @@ class batch_evaluator {
           }
           return 0;
         });
-      }
-      for (std::size_t o = 0; o < p.outputs.size(); ++o) {
-        if (ptr_[p.outputs[o]] != outputs[o] + start) {
+      };
+      // Outputs that are copies (of an input, a constant or another output)
+      // are copied while the value is still in L1: after the node that
+      // computes it, or for an input after the first node that reads it.
+      for (std::size_t i = 0; i < p.nodes.size(); ++i) {
+        run(i);
+        for (const std::uint32_t o : copy_after_[i]) {
           std::copy_n(ptr_[p.outputs[o]], len, outputs[o] + start);
         }
+      }
+      for (const std::uint32_t o : copy_after_[p.nodes.size()]) {
+        std::copy_n(ptr_[p.outputs[o]], len, outputs[o] + start);
       }
     }
     return {};
@@ -292,6 +328,15 @@ class batch_evaluator {
     }
   }
 
+  // Without __restrict GCC kept this loop scalar (a 64-bit `shl` per row:
+  // a fifth of TGL RenderBasic's batch time); with it, one SSE2 `psllq`
+  // shifts two rows.
+  static inline __attribute__((always_inline)) void shift_loop(slot* __restrict out,
+                                                               const slot* __restrict a,
+                                                               unsigned sh, std::size_t len) {
+    for (std::size_t j = 0; j < len; ++j) out[j] = a[j] << sh;
+  }
+
   static void divide_loop(slot* __restrict out, const slot* __restrict a, udiv_by_constant d,
                           std::size_t len) {
     switch (d.how()) {
@@ -321,6 +366,8 @@ class batch_evaluator {
   };
 
   static constexpr std::uint32_t no_column = ~std::uint32_t{0};
+  // Columns one node reads at most: a chain over a sum reads every term.
+  static constexpr std::size_t max_operands = chain::max_terms + 1;
   const program* p_;
   std::vector<std::uint32_t> column_of_;
   std::vector<slot> scratch_;
@@ -330,6 +377,7 @@ class batch_evaluator {
   std::vector<udiv_by_constant> divisor_;     // per node: for divide_by_constant
   std::vector<std::optional<chain>> chains_;  // per node: the chain it ends, if any
   std::vector<char> folded_;                  // per node: folded into a later chain
+  std::vector<std::vector<std::uint32_t>> copy_after_;  // per node (and the end): outputs copied
 };
 
 }  // namespace hwpc::expr

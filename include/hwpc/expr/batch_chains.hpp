@@ -4,21 +4,33 @@
 //
 // A chain is
 //   source(x) = to_f64(umul(K, udiv(x', D)))      (the UDIV and UMUL optional)
-//               with x' = x, or to_u64(x) for a double x
+//               with x' = x, or to_u64(x) for a double x, or
+//               to_u64(fdiv(fmul(K2, sum), D2)) (FMUL and FDIV optional)
+//               where sum = ((to_f64(l0) + to_f64(l1)) + to_f64(l2)) + ...
 //   out       = source(x)                         (store)
 //             | fdiv(source(x), y) | fadd(source(x), y) | fadd(y, source(x))
 // where y is a column, a constant, or to_f64 of a column. Intel's metric files
 // spell a percentage of the clock this way ("A7 $EuCoresTotalCount UDIV 100
-// UMUL $GpuCoreClocks FDIV" is to_f64(umul(100, udiv(A7, 24))) / clocks) and
-// sum counters as fadd(to_f64(a), to_f64(b)). Only nodes with a single use
-// that are no output are folded into a chain, so nothing else needs their
-// values. Each step is the operator's apply<> (or, for UDIV, the exact
-// udiv_by_constant), so a chain gives the same bits as node-by-node
-// evaluation.
+// UMUL $GpuCoreClocks FDIV" is to_f64(umul(100, udiv(A7, 24))) / clocks),
+// sum counters as fadd(to_f64(a), to_f64(b)), and from Gen12 on take the
+// percentage of a sum of counters ("A 7 READ A 8 READ FADD A 9 READ FADD A 10
+// READ FADD $EuCoresTotalCount UDIV ..."), the whole n-ary FADD tree one
+// chain. Such a sum is computed in tiles of a few hundred rows held in L1,
+// one pass per counter, then the rest of the chain runs over the tile. Its
+// additions may be taken in any operand order: every term is a u64 converted
+// to a double, never NaN, and IEEE addition of non-NaN values is commutative
+// bit for bit; the order of the additions (the tree's shape) is kept. Only
+// nodes with a single use that are no output are folded into a chain, so
+// nothing else needs their values (a sum may also convert a counter whose
+// conversion is used elsewhere: it converts the input column again). Each
+// step is the operator's apply<> (or, for UDIV, the exact udiv_by_constant),
+// so a chain gives the same bits as node-by-node evaluation.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -49,9 +61,27 @@ struct chain {
   std::uint64_t magic = 0;
   unsigned shift = 0;
 
-  // Node indices the chain reads from columns.
-  std::uint32_t operand_count() const noexcept {
-    return r == rhs::column || r == rhs::converted ? 2 : 1;
+  // A sum source (from_f64 set, x unused): leaves[0..sum_terms) are the u64
+  // nodes whose conversions are added, in the order of the additions; then
+  // optionally times sum_k (sum_k_left: the constant is FMUL's left operand)
+  // and divided by sum_d.
+  static constexpr std::size_t max_terms = 8;
+  std::uint8_t sum_terms = 0;
+  bool sum_mul = false, sum_k_left = false, sum_div = false;
+  slot sum_k = 0, sum_d = 0;
+  std::uint32_t leaves[max_terms] = {};
+
+  // Node indices the chain reads from columns, in `ops` (room for
+  // max_terms + 1); returns how many.
+  std::uint32_t operands(std::uint32_t* ops) const noexcept {
+    std::uint32_t k = 0;
+    if (sum_terms == 0) {
+      ops[k++] = x;
+    } else {
+      for (std::uint8_t t = 0; t < sum_terms; ++t) ops[k++] = leaves[t];
+    }
+    if (r == rhs::column || r == rhs::converted) ops[k++] = y;
+    return k;
   }
 };
 
@@ -74,6 +104,76 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
     return computed(j) && uses[j] == 1 && !is_output[j] && !folded[j];
   };
   auto is_constant = [&](std::uint32_t j) { return p.nodes[j].code == op::constant; };
+  // Sums below a to_u64 node, found first so that the FADD chains below do
+  // not split them; their nodes are reserved until a chain takes the to_u64.
+  std::vector<char> reserved(n, 0);
+  struct sum_source {
+    std::uint32_t at;  // the to_u64 node
+    chain c;           // only the sum fields set
+    std::vector<std::uint32_t> nodes;
+    bool taken = false;
+  };
+  std::vector<sum_source> sums;
+  // A term: a conversion the sum folds, or the conversion of a counter used
+  // elsewhere too (the sum converts the input column again: same bits).
+  auto is_leaf = [&](std::uint32_t j) {
+    if (p.nodes[j].code != op::to_f64 || reserved[j]) return false;
+    const std::uint32_t a = p.nodes[j].a;
+    return !is_constant(a) && (foldable(j) || p.nodes[a].code == op::input);
+  };
+  auto find_sum = [&](std::uint32_t at) {
+    sum_source f{at, {}, {}, false};
+    std::uint32_t s = p.nodes[at].a;
+    if (p.nodes[s].code == op::fdiv && foldable(s) && is_constant(p.nodes[s].b) &&
+        !is_constant(p.nodes[s].a)) {
+      f.c.sum_div = true;
+      f.c.sum_d = p.nodes[p.nodes[s].b].imm;
+      f.nodes.push_back(s);
+      s = p.nodes[s].a;
+    }
+    if (const node& m = p.nodes[s];
+        m.code == op::fmul && foldable(s) && is_constant(m.a) != is_constant(m.b)) {
+      f.c.sum_mul = true;
+      f.c.sum_k_left = is_constant(m.a);
+      f.c.sum_k = p.nodes[f.c.sum_k_left ? m.a : m.b].imm;
+      f.nodes.push_back(s);
+      s = f.c.sum_k_left ? m.b : m.a;
+    }
+    // Down the tree: each addition adds one converted term to the sum below
+    // it, the lowest adds two.
+    std::uint32_t down[chain::max_terms] = {};
+    std::size_t k = 0;
+    for (;;) {
+      const node& a = p.nodes[s];
+      if (a.code != op::fadd || !foldable(s) || a.a == a.b || k + 2 > chain::max_terms) {
+        return std::optional<sum_source>{};
+      }
+      f.nodes.push_back(s);
+      const bool la = is_leaf(a.a), lb = is_leaf(a.b);
+      if (la && lb) {
+        down[k++] = a.b;
+        down[k++] = a.a;
+        break;
+      }
+      if (!la && !lb) return std::optional<sum_source>{};
+      down[k++] = la ? a.a : a.b;
+      s = la ? a.b : a.a;
+    }
+    f.c.sum_terms = static_cast<std::uint8_t>(k);
+    for (std::size_t t = 0; t < k; ++t) {
+      const std::uint32_t leaf = down[k - 1 - t];
+      if (foldable(leaf)) f.nodes.push_back(leaf);
+      f.c.leaves[t] = p.nodes[leaf].a;
+    }
+    return std::optional<sum_source>{std::move(f)};
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (p.nodes[i].code != op::to_u64 || !foldable(i)) continue;
+    if (auto f = find_sum(i)) {
+      for (const std::uint32_t j : f->nodes) reserved[j] = 1;
+      sums.push_back(std::move(*f));
+    }
+  }
   // The source below the to_f64 node t; marks what it folds.
   auto source = [&](std::uint32_t t, chain& c) {
     std::uint32_t s = p.nodes[t].a;
@@ -97,6 +197,18 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
     if (p.nodes[s].code == op::to_u64 && foldable(s)) {
       c.from_f64 = true;
       folded[s] = 1;
+      for (auto& f : sums) {
+        if (f.at != s) continue;
+        f.taken = true;
+        c.sum_terms = f.c.sum_terms;
+        c.sum_mul = f.c.sum_mul;
+        c.sum_k_left = f.c.sum_k_left;
+        c.sum_div = f.c.sum_div;
+        c.sum_k = f.c.sum_k;
+        c.sum_d = f.c.sum_d;
+        std::copy(std::begin(f.c.leaves), std::end(f.c.leaves), std::begin(c.leaves));
+        for (const std::uint32_t j : f.nodes) folded[j] = 1;
+      }
       s = p.nodes[s].a;
     }
     c.x = s;
@@ -106,9 +218,12 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
   auto is_source = [&](std::uint32_t j) {
     return p.nodes[j].code == op::to_f64 && foldable(j) && !is_constant(p.nodes[j].a);
   };
-  for (std::uint32_t i = 0; i < n; ++i) {
+  auto terminal = [&](std::uint32_t i) {
     const node& x = p.nodes[i];
-    if ((x.code != op::fdiv && x.code != op::fadd) || x.a == x.b) continue;
+    if ((x.code != op::fdiv && x.code != op::fadd) || x.a == x.b || reserved[i] || folded[i] ||
+        out[i]) {
+      return;
+    }
     // The source on the left; for FADD also on the right (other operand left).
     std::uint32_t src = x.a, other = x.b;
     chain c;
@@ -119,7 +234,7 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
       src = x.b;
       other = x.a;
     } else {
-      continue;
+      return;
     }
     folded[src] = 1;
     source(src, c);
@@ -136,13 +251,27 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
       c.y = other;
     }
     out[i] = c;
-  }
-  for (std::uint32_t i = 0; i < n; ++i) {
+  };
+  for (std::uint32_t i = 0; i < n; ++i) terminal(i);
+  auto lone = [&](std::uint32_t i) {
     const node& x = p.nodes[i];
-    if (x.code != op::to_f64 || folded[i] || is_constant(x.a)) continue;
+    if (x.code != op::to_f64 || folded[i] || is_constant(x.a) || reserved[i] || out[i]) return;
     chain c;
     source(i, c);
     if (c.mul || c.d != chain::div::none || c.from_f64) out[i] = c;  // else the plain loop
+  };
+  for (std::uint32_t i = 0; i < n; ++i) lone(i);
+  // A sum no chain took (its to_u64 feeds something else) is evaluated as
+  // before: its additions become FADD chains of two terms.
+  bool released = false;
+  for (const auto& f : sums) {
+    if (f.taken) continue;
+    for (const std::uint32_t j : f.nodes) reserved[j] = 0;
+    released = true;
+  }
+  if (released) {
+    for (std::uint32_t i = 0; i < n; ++i) terminal(i);
+    for (std::uint32_t i = 0; i < n; ++i) lone(i);
   }
   return out;
 }
@@ -226,6 +355,43 @@ inline void run_chain(slot* out, const slot* x, const slot* y, const chain& c, s
   if (c.t == T::fdiv) return with_rhs(std::integral_constant<T, T::fdiv>{});
   if (c.t == T::fadd) return with_rhs(std::integral_constant<T, T::fadd>{});
   return with_rhs(std::integral_constant<T, T::fadd_right>{});
+}
+
+// A chain whose source is a sum: per tile of rows, the sum (and its FMUL and
+// FDIV by constants) in an array that stays in L1, one pass per term, then
+// the chain's own loop over the tile as its double source x.
+inline void run_sum_chain(slot* out, const slot* const* terms, const slot* y, const chain& c,
+                          std::size_t len) {
+  constexpr std::size_t tile = 256;
+  alignas(64) slot t[tile];
+  const bool with_y = c.r == chain::rhs::column || c.r == chain::rhs::converted;
+  for (std::size_t s = 0; s < len; s += tile) {
+    const std::size_t m = len - s < tile ? len - s : tile;
+    const slot* __restrict l0 = terms[0] + s;
+    const slot* __restrict l1 = terms[1] + s;
+    for (std::size_t j = 0; j < m; ++j) {
+      t[j] = apply<op::fadd>(from_f64(u64_to_f64(l0[j])), from_f64(u64_to_f64(l1[j])), 0);
+    }
+    for (std::uint8_t k = 2; k < c.sum_terms; ++k) {
+      const slot* __restrict l = terms[k] + s;
+      for (std::size_t j = 0; j < m; ++j) {
+        t[j] = apply<op::fadd>(t[j], from_f64(u64_to_f64(l[j])), 0);
+      }
+    }
+    if (c.sum_mul) {
+      const slot k = c.sum_k;
+      if (c.sum_k_left) {
+        for (std::size_t j = 0; j < m; ++j) t[j] = apply<op::fmul>(k, t[j], 0);
+      } else {
+        for (std::size_t j = 0; j < m; ++j) t[j] = apply<op::fmul>(t[j], k, 0);
+      }
+    }
+    if (c.sum_div) {
+      const slot d = c.sum_d;
+      for (std::size_t j = 0; j < m; ++j) t[j] = apply<op::fdiv>(t[j], d, 0);
+    }
+    run_chain(out + s, t, with_y ? y + s : y, c, m);
+  }
 }
 
 }  // namespace detail
