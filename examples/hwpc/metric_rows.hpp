@@ -27,7 +27,9 @@ namespace hwpc::cli {
 
 class metric_rows {
  public:
-  static constexpr std::size_t block = 64;
+  // 256 rows: the held counters (53 columns of 256 u64 for SKL) and cells stay
+  // in L2; 64 and 1024 measured no better (docs/performance.md).
+  static constexpr std::size_t block = 256;
 
   metric_rows(metrics::row_metrics& m, std::size_t counters, output::row_writer& w)
       : m_(m),
