@@ -26,9 +26,9 @@ cmake --build "$build" -j"$(nproc)" --target hwpc_tool naive_decode_file >/dev/n
 hwpc="$build/examples/hwpc"
 naive="$build/bench/naive_decode_file"
 
-# 256 MiB = 1048576 reports of 256 bytes. The emulator writes at most 10^6
-# reports per run, so two halves (different seeds, wraps and never-landed
-# reports) are concatenated; the seam is just one more interval.
+# 256 MiB = 1048576 reports of 256 bytes, made as two halves (different
+# seeds, wraps and never-landed reports) concatenated; the seam is just one
+# more interval.
 if [ ! -s "$file" ] || [ "$(stat -c %s "$file")" -ne $((256 << 20)) ]; then
   tmp=$(mktemp -d)
   "$hwpc" emulate --platform $plat --format $fmt --reports 524288 --seed 1 \

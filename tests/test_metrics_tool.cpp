@@ -15,9 +15,12 @@
 #include <vector>
 
 #include "hwpc/intel/recording.hpp"
+#include "hwpc/intel/rows.hpp"
+#include "hwpc/metrics/binding.hpp"
 #include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/metrics/metric_set.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
+#include "hwpc/output/csv.hpp"
 #include "tool_runner.hpp"
 
 namespace {
@@ -238,3 +241,79 @@ TEST_F(MetricsTool, EverySetOfEverySharedFileRunsOnItsPlatform) {
 }
 
 }  // namespace
+
+namespace {
+
+#ifdef HWPC_HAVE_PUGIXML
+// The library's per-row path: every row's metrics from row_metrics::evaluate,
+// written by csv_writer, as a library user without blocks would.
+std::string per_row_csv(const std::string& bytes, const hm::metric_set& set) {
+  namespace hi = hwpc::intel;
+  auto rec = hi::recording::make({reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()});
+  EXPECT_TRUE(rec);
+  if (!rec) return {};
+  hwpc::row_schema schema =
+      hi::schema_of(rec->format(), rec->device_platform(), true, rec->timestamp_frequency());
+  hm::intel_device dev = hm::device_of(*rec);
+  if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = rec->timestamp_frequency();
+  auto m = hm::row_metrics::make(set, hm::to_device_values(dev), schema);
+  EXPECT_TRUE(m);
+  if (!m) return {};
+  schema.metrics = m->columns();
+  hwpc::output::text_buffer out;
+  hwpc::output::csv_writer w(out, schema);
+  std::vector<hwpc::cell> cells(m->size());
+  hi::row_options opt;
+  opt.unknown_records = rec->unknown_records();
+  const hwpc::accounting acc = hi::for_each_row(
+      *rec, hi::generation_of(rec->device_platform()), opt,
+      [&](hwpc::row& r) {
+        if (!r.lost) {
+          m->evaluate(r.counters, r.end - r.begin, cells);
+          r.metrics = cells;
+        }
+        w.write(r);
+      },
+      [](std::size_t) {});
+  w.end(acc);
+  return out.str();
+}
+#endif
+
+}  // namespace
+
+// hwpc decode evaluates metrics a block of rows at a time (the batch
+// evaluator); its CSV must be the per-row path's, byte for byte, across
+// blocks, loss rows inside a block and counter wraps.
+TEST_F(MetricsTool, BlockEvaluatedCsvIsThePerRowCsv) {
+#ifndef HWPC_HAVE_PUGIXML
+  GTEST_SKIP() << "built without pugixml";
+#else
+  const auto xml = metrics_dir / "oa-sklgt2.xml";
+  if (!std::filesystem::exists(xml)) GTEST_SKIP() << "../shared is absent: " << xml;
+  auto loaded = hm::load_xml_file(xml.string());
+  ASSERT_TRUE(loaded);
+  for (const std::string name : {"RenderBasic", "ComputeBasic"}) {
+    const hm::metric_set* set = nullptr;
+    for (const auto& s : *loaded) {
+      if (s.symbol_name == name) set = &s;
+    }
+    ASSERT_NE(set, nullptr) << name;
+    const std::string rec = (dir_ / (name + ".rec")).string();
+    auto e = run("emulate --platform skl --format A32u40_A4u32_B8_C8 --metrics " + xml.string() +
+                 " --set " + name +
+                 " --reports 1300 --seed 11 --faults report-lost,wrap --output-kind recording "
+                 "--out " +
+                 rec);
+    ASSERT_EQ(e.status, 0) << e.out;
+    auto tool = run("decode " + rec + " --metrics " + xml.string(), true);
+    ASSERT_EQ(tool.status, 0) << tool.out;
+    std::ifstream in(rec, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string expected = per_row_csv(bytes, *set);
+    EXPECT_GT(std::count(expected.begin(), expected.end(), '\n'), 1000) << name;
+    EXPECT_NE(expected.find(",1\n"), std::string::npos) << name << ": no loss row";
+    EXPECT_EQ(tool.out, expected) << name;
+  }
+#endif
+}

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -272,3 +273,61 @@ TEST_F(HostileMetricFile, TwoMetricsWithOneSymbolNameAreRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// Writes a mix of everything text_buffer offers, long enough to cross its
+// 64 KiB flush point many times, with fields larger than its spare room.
+void write_mix(text_buffer& out, std::uint64_t seed) {
+  std::uint64_t x = seed;
+  auto next = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  const std::string big(70'000, 'q');
+  for (int i = 0; i < 20'000; ++i) {
+    const std::uint64_t v = next();
+    out << v << ',';
+    out.number(static_cast<double>(v >> 11) / 7.0) << ',';
+    out.csv_cell(cell::u(v >> 40));
+    out.csv_field_after_comma(i % 3 == 0 ? "a,\"b\"" : "timer");
+    out.json_string("q\"\n\x01") << ' ';
+    out.html("<&'>\x7f") << "\n";
+    if (i % 5000 == 0) out << big;
+  }
+}
+
+}  // namespace
+
+// The buffer writes straight into its own storage (reserve/commit); what
+// reaches a FILE in 64 KiB pieces must be the text kept in memory, byte for
+// byte, and str() in between must not lose or repeat anything.
+TEST(OutputText, FileAndStringBuffersHoldTheSameBytes) {
+  text_buffer kept;
+  write_mix(kept, 0x9e3779b97f4a7c15ull);
+  const std::string in_memory = kept.str();
+  ASSERT_GT(in_memory.size(), std::size_t{1} << 20);
+
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    text_buffer to_file(f);
+    write_mix(to_file, 0x9e3779b97f4a7c15ull);
+  }
+  std::string from_file(static_cast<std::size_t>(std::ftell(f)), '\0');
+  std::rewind(f);
+  ASSERT_EQ(std::fread(from_file.data(), 1, from_file.size(), f), from_file.size());
+  std::fclose(f);
+  EXPECT_EQ(from_file, in_memory);
+
+  // str() then more text: the second str() holds both, in order.
+  text_buffer twice;
+  twice << "first," << std::uint64_t{18446744073709551615ull};
+  EXPECT_EQ(twice.str(), "first,18446744073709551615");
+  twice.number(-2.2250738585072014e-308) << ",";
+  twice.csv_cell(cell::none());
+  twice.csv_cell(cell::f(0.1));
+  EXPECT_EQ(twice.str(), "first,18446744073709551615-2.2250738585072014e-308,0.1");
+}

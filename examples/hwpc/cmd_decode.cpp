@@ -40,6 +40,7 @@
 #include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
 #include "metric_columns.hpp"
+#include "metric_rows.hpp"
 #include "progress.hpp"
 
 namespace hwpc::cli {
@@ -174,22 +175,28 @@ accounting write_raw_summary(output::text_buffer& out, const row_schema& schema,
   return a;
 }
 
-// Feeds every row of `src` to the writer, metrics filled in on the way.
+// Feeds every row of `src` to the writer, metrics filled in on the way, a
+// block of rows at a time (metric_rows.hpp). `per_row_metrics` is false for
+// the summary writer, which computes its metrics from the totals and never
+// reads a row's.
 template <class Source>
 accounting drive(const Source& src, const capture_info& c, metrics::row_metrics* m,
-                 output::row_writer& w, std::size_t total_bytes) {
+                 bool per_row_metrics, output::row_writer& w, std::size_t total_bytes,
+                 std::size_t counter_columns) {
   progress bar(total_bytes);
-  std::vector<cell> cells(m != nullptr ? m->size() : 0);
+  std::optional<metric_rows> held;
+  if (m != nullptr && per_row_metrics) held.emplace(*m, counter_columns, w);
   const accounting acc = intel::for_each_row(
       src, intel::generation_of(c.plat), c.rows,
       [&](row& r) {
-        if (m != nullptr && !r.lost) {
-          m->evaluate(r.counters, r.end - r.begin, cells);
-          r.metrics = cells;
+        if (held) {
+          held->add(r);
+        } else {
+          w.write(r);
         }
-        w.write(r);
       },
       [&](std::size_t offset) { bar.update(offset); });
+  if (held) held->flush();
   bar.finish();
   w.end(acc);
   return acc;
@@ -599,6 +606,8 @@ int cmd_decode(const std::vector<std::string>& args) {
     return csv.emplace(out, schema);
   };
 
+  const bool per_row = !opt->summary;
+  const std::size_t nc = schema.counters.size();
   accounting acc;
   if (c.kind == input_kind::raw) {
     auto buf = intel::report_buffer::make(bytes, *c.format);
@@ -607,23 +616,23 @@ int cmd_decode(const std::vector<std::string>& args) {
       acc = write_raw_summary(out, schema, mc, *buf, intel::generation_of(c.plat), json,
                               opt->threads);
     } else {
-      acc = drive(intel::raw_capture(*buf), c, mc, choose_writer(), bytes.size());
+      acc = drive(intel::raw_capture(*buf), c, mc, per_row, choose_writer(), bytes.size(), nc);
     }
   } else if (c.kind == input_kind::xe_stream) {
     auto st = intel::xe_stream::make(bytes, *c.xe, opt->xe_losses);
     if (!st) return bad(st.error_value());
-    acc = drive(*st, c, mc, choose_writer(), bytes.size());
+    acc = drive(*st, c, mc, per_row, choose_writer(), bytes.size(), nc);
   } else if (c.kind == input_kind::stream) {
     auto st = intel::i915_stream::make(bytes, *c.format);
     if (!st) return bad(st.error_value());
     c.rows.unknown_records = st->unknown_records();
-    acc = drive(*st, c, mc, choose_writer(), bytes.size());
+    acc = drive(*st, c, mc, per_row, choose_writer(), bytes.size(), nc);
   } else if (xrec) {
     c.rows.unknown_records = xrec->unknown_records();
-    acc = drive(*xrec, c, mc, choose_writer(), bytes.size());
+    acc = drive(*xrec, c, mc, per_row, choose_writer(), bytes.size(), nc);
   } else {
     c.rows.unknown_records = rec->unknown_records();
-    acc = drive(*rec, c, mc, choose_writer(), bytes.size());
+    acc = drive(*rec, c, mc, per_row, choose_writer(), bytes.size(), nc);
   }
   out.flush();
   report_accounting(opt->file, acc);

@@ -53,8 +53,11 @@ class oa_unit_sim {
                         "exponent " + std::to_string(cfg_.exponent) +
                             " is above 24, the largest the emulator models");
     }
-    if (cfg_.reports < 2 || cfg_.reports > 1'000'000) {
-      return make_error(errc::out_of_range, 0, "reports must be between 2 and 1000000");
+    // 2^21 reports: a 256 MiB capture of 256-byte reports in one run, with
+    // room for a recording's record headers (the end-to-end benchmarks), and
+    // still a bounded amount of memory (the reports and their output copy).
+    if (cfg_.reports < 2 || cfg_.reports > (std::size_t{1} << 21)) {
+      return make_error(errc::out_of_range, 0, "reports must be between 2 and 2097152");
     }
     const std::uint32_t rsize = cap.format->size();
     std::optional<unsigned> field = cfg_.buffer_size_field;

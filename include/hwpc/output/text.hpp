@@ -20,6 +20,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -30,7 +31,7 @@ namespace hwpc::output {
 class text_buffer {
  public:
   // Writes to `f` (flushed every 64 KiB and on destruction).
-  explicit text_buffer(std::FILE* f) : f_(f) { buf_.reserve(1 << 16); }
+  explicit text_buffer(std::FILE* f) : f_(f) { buf_.resize(flush_at + 1024); }
   // Keeps the text; str() returns it.
   text_buffer() = default;
   ~text_buffer() { flush(); }
@@ -38,120 +39,108 @@ class text_buffer {
   text_buffer& operator=(const text_buffer&) = delete;
 
   text_buffer& operator<<(std::string_view s) {
-    buf_.append(s);
-    maybe_flush();
-    return *this;
+    char* p = reserve(s.size());
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    return commit(p + s.size());
   }
   text_buffer& operator<<(const char* s) { return *this << std::string_view(s); }
   text_buffer& operator<<(char c) {
-    buf_.push_back(c);
-    return *this;
+    char* p = reserve(1);
+    *p = c;
+    return commit(p + 1);
   }
   text_buffer& operator<<(std::uint64_t v) {
-    char tmp[24];
-    auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-    buf_.append(tmp, r.ptr);
-    maybe_flush();
-    return *this;
+    char* p = reserve(max_u64_chars);
+    return commit(put_u64(p, v));
   }
   // The shortest decimal form that reads back as the same double.
   text_buffer& number(double v) {
-    char tmp[32];
-    auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-    buf_.append(tmp, r.ptr);
-    maybe_flush();
-    return *this;
+    char* p = reserve(max_f64_chars);
+    return commit(put_f64(p, v));
   }
   // A JSON string literal (RFC 8259 section 7).
   text_buffer& json_string(std::string_view s) {
-    buf_.push_back('"');
+    char* p = reserve(6 * s.size() + 2);  // "\u00XX" is the longest escape
+    *p++ = '"';
     for (char c : s) {
       switch (c) {
         case '"':
-          buf_ += "\\\"";
+          p = put(p, "\\\"");
           break;
         case '\\':
-          buf_ += "\\\\";
+          p = put(p, "\\\\");
           break;
         case '\n':
-          buf_ += "\\n";
+          p = put(p, "\\n");
           break;
         case '\r':
-          buf_ += "\\r";
+          p = put(p, "\\r");
           break;
         case '\t':
-          buf_ += "\\t";
+          p = put(p, "\\t");
           break;
         default:
           if (static_cast<unsigned char>(c) < 0x20) {
             static constexpr char hex[] = "0123456789abcdef";
             const auto u = static_cast<unsigned char>(c);
-            buf_ += "\\u00";
-            buf_.push_back(hex[u >> 4]);
-            buf_.push_back(hex[u & 15]);
+            p = put(p, "\\u00");
+            *p++ = hex[u >> 4];
+            *p++ = hex[u & 15];
           } else {
-            buf_.push_back(c);
+            *p++ = c;
           }
       }
     }
-    buf_.push_back('"');
-    maybe_flush();
-    return *this;
+    *p++ = '"';
+    return commit(p);
   }
   // One CSV field (RFC 4180 section 2): quoted only when it must be.
   text_buffer& csv_field(std::string_view s) {
-    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return *this << s;
-    buf_.push_back('"');
-    for (char c : s) {
-      if (c == '"') buf_.push_back('"');
-      buf_.push_back(c);
-    }
-    buf_.push_back('"');
-    maybe_flush();
-    return *this;
+    char* p = reserve(2 * s.size() + 2);
+    return commit(put_csv_field(p, s));
   }
   // Text for an HTML element or a double-quoted attribute value.
   text_buffer& html(std::string_view s) {
+    char* p = reserve(8 * s.size());  // "&#xFFFD;" is the longest replacement
     for (char c : s) {
       switch (c) {
         case '&':
-          buf_ += "&amp;";
+          p = put(p, "&amp;");
           break;
         case '<':
-          buf_ += "&lt;";
+          p = put(p, "&lt;");
           break;
         case '>':
-          buf_ += "&gt;";
+          p = put(p, "&gt;");
           break;
         case '"':
-          buf_ += "&quot;";
+          p = put(p, "&quot;");
           break;
         case '\'':
-          buf_ += "&#39;";
+          p = put(p, "&#39;");
           break;
         default: {
           const auto u = static_cast<unsigned char>(c);
           if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f) {
-            buf_ += "&#xFFFD;";
+            p = put(p, "&#xFFFD;");
           } else {
-            buf_.push_back(c);
+            *p++ = c;
           }
         }
       }
     }
-    maybe_flush();
-    return *this;
+    return commit(p);
   }
   text_buffer& csv_field_after_comma(std::string_view s) {
-    buf_.push_back(',');
-    return csv_field(s);
+    char* p = reserve(2 * s.size() + 3);
+    *p++ = ',';
+    return commit(put_csv_field(p, s));
   }
   // A derived value as CSV writes it: empty when none, integers as integers,
   // doubles in shortest round-trip form ("inf", "nan" as std::to_chars spells them).
   text_buffer& csv_cell(cell v) {
-    if (v.is_u64()) return *this << v.bits;
-    if (v.is_f64()) return number(v.as_double());
-    return *this;
+    char* p = reserve(max_cell_chars);
+    return commit(put_csv_cell(p, v));
   }
   // A derived value as JSON writes it: null when none or not finite.
   text_buffer& json_cell(cell v) {
@@ -159,25 +148,86 @@ class text_buffer {
     return csv_cell(v);
   }
 
+  // Room for `n` more characters, written from the returned pointer on and
+  // made part of the text by commit(end). The writers that print many
+  // numbers per row ask once for a row's worst case, so each number is one
+  // std::to_chars into the buffer with no bounds check or copy of its own.
+  char* reserve(std::size_t n) {
+    if (buf_.size() - used_ < n) grow(n);
+    return buf_.data() + used_;
+  }
+  text_buffer& commit(char* end) {
+    used_ = static_cast<std::size_t>(end - buf_.data());
+    if (f_ != nullptr && used_ >= flush_at) write_out();
+    return *this;
+  }
+  // The longest text of one number: a u64 has 20 digits, the shortest
+  // round-trip double at most 24 characters ("-2.2250738585072014e-308").
+  static constexpr std::size_t max_u64_chars = 20;
+  static constexpr std::size_t max_f64_chars = 32;
+  static constexpr std::size_t max_cell_chars = 32;
+  static char* put_u64(char* p, std::uint64_t v) noexcept {
+    return std::to_chars(p, p + max_u64_chars, v).ptr;
+  }
+  static char* put_f64(char* p, double v) noexcept {
+    return std::to_chars(p, p + max_f64_chars, v).ptr;
+  }
+  static char* put_csv_cell(char* p, cell v) noexcept {
+    if (v.is_u64()) return put_u64(p, v.bits);
+    if (v.is_f64()) return put_f64(p, v.as_double());
+    return p;
+  }
+  // Needs 2 * s.size() + 2 characters of room.
+  static char* put_csv_field(char* p, std::string_view s) noexcept {
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+      if (!s.empty()) std::memcpy(p, s.data(), s.size());
+      return p + s.size();
+    }
+    *p++ = '"';
+    for (char c : s) {
+      if (c == '"') *p++ = '"';
+      *p++ = c;
+    }
+    *p++ = '"';
+    return p;
+  }
+
   void flush() {
     if (f_ != nullptr) {
-      if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), f_);
-      buf_.clear();
+      write_out();
       std::fflush(f_);
     }
   }
   // The text so far (a buffer without a FILE).
-  const std::string& str() const noexcept { return buf_; }
+  const std::string& str() const {
+    buf_.resize(used_);  // the room past the text goes; reserve() grows it again
+    return buf_;
+  }
 
  private:
-  void maybe_flush() {
-    if (f_ != nullptr && buf_.size() >= (1 << 16)) {
-      std::fwrite(buf_.data(), 1, buf_.size(), f_);
-      buf_.clear();
+  static constexpr std::size_t flush_at = 1 << 16;
+  template <std::size_t N>
+  static char* put(char* p, const char (&lit)[N]) noexcept {
+    std::memcpy(p, lit, N - 1);
+    return p + (N - 1);
+  }
+  void write_out() {
+    if (used_ != 0) std::fwrite(buf_.data(), 1, used_, f_);
+    used_ = 0;
+  }
+  void grow(std::size_t n) {
+    if (f_ != nullptr) {
+      write_out();
+      if (buf_.size() >= n) return;
     }
+    std::size_t want = buf_.size() < 256 ? 256 : 2 * buf_.size();
+    if (want < used_ + n) want = used_ + n;
+    buf_.resize(want);
   }
   std::FILE* f_ = nullptr;
-  std::string buf_;
+  // Characters [0, used_) are the text; the rest is room to write into.
+  mutable std::string buf_;
+  std::size_t used_ = 0;
 };
 
 // Receives a capture's rows in order; the writers of output/ implement it.
