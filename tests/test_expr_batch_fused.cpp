@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,45 @@ std::uint64_t edgy(rng& g) {
     default:
       return g.next();
   }
+}
+
+// Evaluates `p` over the input columns with the batch evaluator and row by
+// row with the scalar one; every output must agree bit for bit.
+struct batch_run {
+  std::size_t fused = 0, sum_chains = 0, compared = 0;
+};
+batch_run batch_equals_scalar(const ex::program& p,
+                              const std::vector<std::vector<std::uint64_t>>& cols, std::size_t rows,
+                              int program_index) {
+  batch_run run;
+  std::vector<const std::uint64_t*> in;
+  for (const auto& c : cols) in.push_back(c.data());
+  std::vector<std::vector<std::uint64_t>> out(p.outputs.size(), std::vector<std::uint64_t>(rows));
+  std::vector<std::uint64_t*> outp;
+  for (auto& c : out) outp.push_back(c.data());
+  ex::batch_evaluator be(p);
+  EXPECT_TRUE(be.evaluate(in, rows, outp));
+  run.fused = be.fused_nodes();
+  run.sum_chains = be.sum_chains();
+  ex::scalar_evaluator se(p);
+  std::vector<value> sv(p.outputs.size());
+  std::vector<std::uint64_t> one(cols.size());
+  for (std::size_t row = 0; row < rows; ++row) {
+    for (std::size_t k = 0; k < cols.size(); ++k) one[k] = cols[k][row];
+    if (!se.evaluate(std::span<const std::uint64_t>(one), sv)) {
+      ADD_FAILURE() << "program " << program_index << " row " << row << ": scalar evaluation";
+      return run;
+    }
+    for (std::size_t k = 0; k < sv.size(); ++k) {
+      if (out[k][row] != sv[k].bits) {
+        ADD_FAILURE() << "program " << program_index << " output " << k << " row " << row << ": "
+                      << out[k][row] << " != " << sv[k].bits;
+        return run;
+      }
+      ++run.compared;
+    }
+  }
+  return run;
 }
 
 TEST(BatchFused, DivisionByConstantEqualsDivision) {
@@ -140,8 +180,6 @@ TEST(BatchFused, ChainsEqualScalarBitForBit) {
   for (auto& c : cols) {
     for (auto& v : c) v = g.below(8) == 0 ? 0 : edgy(g);
   }
-  std::vector<const std::uint64_t*> in;
-  for (const auto& c : cols) in.push_back(c.data());
   auto constant = [&]() -> std::string {
     switch (g.below(5)) {
       case 0:
@@ -211,23 +249,10 @@ TEST(BatchFused, ChainsEqualScalarBitForBit) {
     }
     p.nodes = std::move(b).take();
     p = ex::compact(p, true);
-    std::vector<std::vector<std::uint64_t>> out(p.outputs.size(), std::vector<std::uint64_t>(rows));
-    std::vector<std::uint64_t*> outp;
-    for (auto& c : out) outp.push_back(c.data());
-    ex::batch_evaluator be(p);
-    ASSERT_TRUE(be.evaluate(in, rows, outp));
-    fused += be.fused_nodes();
-    ex::scalar_evaluator se(p);
-    std::vector<value> sv(p.outputs.size());
-    for (std::size_t row = 0; row < rows; ++row) {
-      std::uint64_t one[inputs];
-      for (int k = 0; k < inputs; ++k) one[k] = cols[k][row];
-      ASSERT_TRUE(se.evaluate(one, sv));
-      for (std::size_t k = 0; k < sv.size(); ++k) {
-        ASSERT_EQ(out[k][row], sv[k].bits) << "program " << i << " output " << k << " row " << row;
-        ++compared;
-      }
-    }
+    const batch_run run = batch_equals_scalar(p, cols, rows, i);
+    if (HasFailure()) return;
+    fused += run.fused;
+    compared += run.compared;
   }
   EXPECT_GT(fused, 400u) << "the shapes above are the ones the evaluator fuses";
   std::printf("fused chains (%zu nodes folded): %zu values agree with the scalar evaluator\n",
@@ -249,8 +274,6 @@ TEST(BatchFused, SumChainsEqualScalarBitForBit) {
   for (auto& c : cols) {
     for (auto& v : c) v = g.below(8) == 0 ? 0 : edgy(g);
   }
-  std::vector<const std::uint64_t*> in;
-  for (const auto& c : cols) in.push_back(c.data());
   const char* doubles[] = {"0.0", "8", "0.5", "7.0", "3"};
   std::size_t compared = 0, fused = 0, sum_chains = 0;
   for (int i = 0; i < 300; ++i) {
@@ -317,24 +340,11 @@ TEST(BatchFused, SumChainsEqualScalarBitForBit) {
     }
     p.nodes = std::move(b).take();
     p = ex::compact(p, true);
-    std::vector<std::vector<std::uint64_t>> out(p.outputs.size(), std::vector<std::uint64_t>(rows));
-    std::vector<std::uint64_t*> outp;
-    for (auto& c : out) outp.push_back(c.data());
-    ex::batch_evaluator be(p);
-    ASSERT_TRUE(be.evaluate(in, rows, outp));
-    fused += be.fused_nodes();
-    sum_chains += be.sum_chains();
-    ex::scalar_evaluator se(p);
-    std::vector<value> sv(p.outputs.size());
-    for (std::size_t row = 0; row < rows; ++row) {
-      std::uint64_t one[inputs];
-      for (int k = 0; k < inputs; ++k) one[k] = cols[k][row];
-      ASSERT_TRUE(se.evaluate(one, sv));
-      for (std::size_t k = 0; k < sv.size(); ++k) {
-        ASSERT_EQ(out[k][row], sv[k].bits) << "program " << i << " output " << k << " row " << row;
-        ++compared;
-      }
-    }
+    const batch_run run = batch_equals_scalar(p, cols, rows, i);
+    if (HasFailure()) return;
+    fused += run.fused;
+    sum_chains += run.sum_chains;
+    compared += run.compared;
   }
   EXPECT_GT(sum_chains, 250u) << "most of these sums are fused whole";
   std::printf("sum chains: %zu (%zu nodes folded): %zu values agree with the scalar evaluator\n",
