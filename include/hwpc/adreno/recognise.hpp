@@ -24,6 +24,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -34,6 +35,8 @@
 #include <vector>
 
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/counter_index.hpp"
+#include "hwpc/adreno/event_queue.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/queries.hpp"
@@ -175,16 +178,24 @@ class recogniser {
   // Feeds the next packet of the stream (in execution order). Its payload
   // must stay valid until 7 more packets were fed or finish() was called.
   void push(const packet& p) {
-    window_.push_back(p);
-    while (!window_.empty() && window_.size() >= needed(window_.front())) step();
+    if (size_ == 0 && needed(p) == 1) {  // decided by itself: not copied into the window
+      index_ += recognise_at(std::span<const packet>(&p, 1));
+      return;
+    }
+    if (head_ + size_ == window_.size()) {  // at most window_size - 1 left: move them down
+      std::copy_n(window_.begin() + static_cast<std::ptrdiff_t>(head_), size_, window_.begin());
+      head_ = 0;
+    }
+    window_[head_ + size_++] = p;
+    while (size_ != 0 && size_ >= needed(window_[head_])) step();
   }
   // Recognises what is left in the window.
   void finish() {
-    while (!window_.empty()) step();
+    while (size_ != 0) step();
   }
 
   // Events recognised and not yet released, in stream order.
-  const std::deque<query_event>& events() const noexcept { return events_; }
+  const event_queue<query_event>& events() const noexcept { return events_; }
 
   // Hands `f` every event that can no longer change, in stream order: the
   // events before the first timestamp that may still become a begin, and,
@@ -209,17 +220,31 @@ class recogniser {
   // sequence that can start with it, so events come out as soon as their
   // last packet is in.
   static std::size_t needed(const packet& p) noexcept {
-    if (p.is_op(op::cp_mem_write) && p.hdr.count == 4) return 7;    // occlusion end
-    if (p.is_reg_write(reg::rb_sample_count_control)) return 3;     // occlusion begin
-    if (p.is_op(op::cp_event_write) && p.hdr.count >= 3) return 3;  // timestamp [+ wait + M2M]
+    if (p.hdr.type == packet_type::type4) {
+      return p.hdr.id == reg::rb_sample_count_control ? 3 : 1;  // occlusion begin
+    }
+    if (p.hdr.id == op::cp_mem_write && p.hdr.count == 4) return 7;    // occlusion end
+    if (p.hdr.id == op::cp_event_write && p.hdr.count >= 3) return 3;  // timestamp [+ wait + M2M]
     return 1;
   }
 
-  void emit(query_event ev) {
+  void emit(query_event&& ev) {
     bool waiting = false;
     if (ev.op == query_op::timestamp) waiting = pair(ev);
     events_.push_back(std::move(ev));
-    waiting_.push_back(waiting);
+    waiting_.push_back(waiting ? 1 : 0);
+  }
+
+  // A counter event of the packet at the window's front, built in place:
+  // counters are most of the events of a stream that programs them.
+  query_event& counter_event(const packet& p, query_op o) {
+    query_event& ev = events_.emplace_back();
+    waiting_.push_back(0);
+    ev.op = o;
+    ev.offset = p.offset;
+    ev.packet_index = index_;
+    ev.packet_count = 1;
+    return ev;
   }
 
   // Marks the held event with absolute index `b` as the begin of a slot.
@@ -227,7 +252,7 @@ class recogniser {
     if (b < released_) return;  // already released unpaired (only past `hold`)
     events_[b - released_].role = timestamp_role::begin;
     events_[b - released_].slot_size = slot_size;
-    waiting_[b - released_] = false;
+    waiting_[b - released_] = 0;
   }
 
   // Pairs a timestamp; true when it waits, unpaired, as a possible begin.
@@ -268,22 +293,29 @@ class recogniser {
     if (it->second.empty()) pending_.erase(it);
   }
 
-  void counters_of(const packet& p, const query_event& base) {
-    if (p.hdr.type == packet_type::type4) {
-      for (std::uint32_t k = 0; k < p.hdr.count; ++k) {
-        auto s = find_select(p.hdr.id + k);
-        if (!s) continue;
-        query_event ev = base;
-        ev.op = query_op::counter_select;
-        ev.counter = s;
-        ev.countable = p.dword(k);
-        ev.control = p.dword(k);
-        selected_[p.hdr.id + k] = p.dword(k);
-        emit(ev);
-      }
+  // A type-4 write: one counter_select per SELECT register it covers.
+  void selects_of(const packet& p) {
+    const std::uint64_t last = std::uint64_t{p.hdr.id} + p.hdr.count;  // one past
+    if (p.hdr.count == 0 || p.hdr.id > last_select_register || last <= first_select_register) {
       return;
     }
-    if (!p.is_op(op::cp_reg_to_mem) || p.hdr.count < 3) return;
+    for (std::uint32_t k = 0; k < p.hdr.count; ++k) {
+      auto s = select_at(p.hdr.id + k);
+      if (!s) continue;
+      const std::uint32_t v = p.dword(k);
+      query_event& ev = counter_event(p, query_op::counter_select);
+      ev.counter = s;
+      ev.countable = v;
+      ev.control = v;
+      selected_[p.hdr.id + k - first_select_register] = v;
+      is_selected_[p.hdr.id + k - first_select_register] = true;
+    }
+  }
+
+  // CP_REG_TO_MEM: one counter_sample per counter LO register it copies, one
+  // always_on_sample for RBBM_ALWAYSON_COUNTER_LO.
+  void samples_of(const packet& p) {
+    if (p.hdr.count < 3) return;
     // dword 0: REG bits 17..0, CNT bits 29..18 (max(CNT, 1) dwords copied).
     const std::uint32_t first = p.dword(0) & 0x3ffff;
     const std::uint32_t cnt = (p.dword(0) >> 18) & 0xfff;
@@ -291,20 +323,18 @@ class recogniser {
     const std::uint64_t dst = p.qword(1);
     const auto visit = [&](std::uint32_t k) {
       const std::uint32_t r = first + k;
-      query_event ev = base;
-      ev.address = dst + 4ull * k;
-      ev.sample_dwords = k + 1 < n ? 2 : 1;
       if (r == reg::rbbm_alwayson_counter_lo) {
-        ev.op = query_op::always_on_sample;
-      } else if (auto c = find_counter(r); c && !c->high) {
-        ev.op = query_op::counter_sample;
+        query_event& ev = counter_event(p, query_op::always_on_sample);
+        ev.address = dst + 4ull * k;
+        ev.sample_dwords = k + 1 < n ? 2 : 1;
+      } else if (auto c = counter_at(r); c && !c->high) {
+        query_event& ev = counter_event(p, query_op::counter_sample);
+        ev.address = dst + 4ull * k;
+        ev.sample_dwords = k + 1 < n ? 2 : 1;
         ev.counter = c;
-        auto it = selected_.find(c->group->select_reg(c->counter));
-        if (it != selected_.end()) ev.countable = it->second;
-      } else {
-        return;
+        const std::uint32_t sel = c->group->select_reg(c->counter) - first_select_register;
+        if (is_selected_[sel]) ev.countable = selected_[sel];
       }
-      emit(ev);
     };
     // Only registers that can hold a counter are looked at, so a copy of 4095
     // registers costs at most ~190 lookups, not 4095.
@@ -317,61 +347,94 @@ class recogniser {
     }
   }
 
-  // A type-7 packet that no sequence starts with and that copies no counter
-  // (CP_NOP, CP_WAIT_FOR_IDLE, IB calls, ...): most of a command stream.
-  static bool starts_nothing(const packet& p) noexcept {
-    return p.hdr.type == packet_type::type7 && !p.is_op(op::cp_mem_write) &&
-           !p.is_op(op::cp_event_write) && !p.is_op(op::cp_mem_to_mem) &&
-           !p.is_op(op::cp_reg_to_mem);
-  }
-
+  // The first packet of the window decides which sequence is tried: no event
+  // is built before one matched, and a packet that starts nothing (CP_NOP,
+  // CP_WAIT_FOR_IDLE, IB calls, ...: most of a command stream) costs only
+  // the test of its header.
   void step() {
-    if (starts_nothing(window_.front())) {  // skip building an event for it
-      window_.erase(window_.begin());
-      ++index_;
-      return;
-    }
-    const std::span<const packet> p(window_);
-    query_event ev;
-    ev.offset = p[0].offset;
-    ev.packet_index = index_;
-    std::size_t used = 1;
-    if (detail::try_occlusion_end(p, 0, ev)) {
-      used = ev.packet_count;
-      emit(ev);
-    } else if (detail::is_sample_setup(p, 0)) {
-      ev.op = query_op::occlusion_begin;
-      ev.packet_count = used = 3;
-      ev.address = p[1].qword(0);
-      ev.slot = ev.address;
-      ev.control = p[0].dword(0);
-      emit(ev);
-    } else if (detail::try_timestamp(p, 0, ev)) {
-      used = ev.packet_count;
-      emit(ev);
-    } else if (auto m = detail::m2m_at(p, 0)) {
-      ev.op = query_op::mem_to_mem;
-      ev.packet_count = 1;
-      ev.address = m->dst;
-      ev.slot = m->dst;
-      ev.accumulate = m;
-      emit(ev);
-    } else {
-      ev.packet_count = 1;
-      counters_of(p[0], ev);
-    }
-    window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(used));
+    const std::size_t used = recognise_at(std::span<const packet>(window_.data() + head_, size_));
+    head_ += used;
+    size_ -= used;
     index_ += used;
   }
 
-  std::vector<packet> window_;
+  // Recognises what starts at p[0] (p: the window, or the packet alone when
+  // it needs no more); returns the packets used.
+  std::size_t recognise_at(std::span<const packet> p) {
+    const packet& f = p[0];
+    std::size_t used = 1;
+    if (f.hdr.type == packet_type::type4) {
+      if (detail::is_sample_setup(p, 0)) {
+        query_event ev = start_event(f);
+        ev.op = query_op::occlusion_begin;
+        ev.packet_count = used = 3;
+        ev.address = p[1].qword(0);
+        ev.slot = ev.address;
+        ev.control = f.dword(0);
+        emit(std::move(ev));
+      } else {
+        selects_of(f);
+      }
+    } else {
+      switch (f.hdr.id) {
+        case op::cp_mem_write: {
+          query_event ev = start_event(f);
+          if (detail::try_occlusion_end(p, 0, ev)) {
+            used = ev.packet_count;
+            emit(std::move(ev));
+          }
+          break;
+        }
+        case op::cp_event_write: {
+          query_event ev = start_event(f);
+          if (detail::try_timestamp(p, 0, ev)) {
+            used = ev.packet_count;
+            emit(std::move(ev));
+          }
+          break;
+        }
+        case op::cp_mem_to_mem:
+          if (auto m = detail::m2m_at(p, 0)) {
+            query_event ev = start_event(f);
+            ev.op = query_op::mem_to_mem;
+            ev.packet_count = 1;
+            ev.address = m->dst;
+            ev.slot = m->dst;
+            ev.accumulate = m;
+            emit(std::move(ev));
+          }
+          break;
+        case op::cp_reg_to_mem:
+          samples_of(f);
+          break;
+        default:
+          break;
+      }
+    }
+    return used;
+  }
+
+  query_event start_event(const packet& f) const {
+    query_event ev;
+    ev.offset = f.offset;
+    ev.packet_index = index_;
+    return ev;
+  }
+
+  // The window: packets [head_, head_ + size_) of a buffer that is moved down
+  // only when full, so no packet is erased from the front one by one.
+  std::array<packet, 4 * window_size> window_{};
+  std::size_t head_ = 0, size_ = 0;
   std::size_t index_ = 0;
   std::size_t hold_ = 0;
-  std::deque<query_event> events_;
-  std::deque<bool> waiting_;  // per held event: a timestamp that may still become a begin
+  event_queue<query_event> events_;
+  event_queue<std::uint8_t>
+      waiting_;               // per held event: 1 for a timestamp that may still become a begin
   std::size_t released_ = 0;  // events released so far (absolute index of events_.front())
   std::map<std::uint64_t, std::deque<std::size_t>> pending_;  // unpaired timestamps by address
-  std::map<std::uint32_t, std::uint32_t> selected_;  // SELECT register -> countable (<= ~90)
+  // SELECT register (from first_select_register) -> the countable last written.
+  std::array<std::uint32_t, detail::select_span> selected_{};
+  std::array<bool, detail::select_span> is_selected_{};
 };
 
 // Every recognised sequence of a packet list, in stream order.
