@@ -47,10 +47,8 @@ class event_queue {
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
   // Element i from the front (i < size()).
-  T& operator[](std::size_t i) noexcept { return buf_[(head_ + i) & (buf_.size() - 1)]; }
-  const T& operator[](std::size_t i) const noexcept {
-    return buf_[(head_ + i) & (buf_.size() - 1)];
-  }
+  T& operator[](std::size_t i) noexcept { return buf_[(head_ + i) & mask_]; }
+  const T& operator[](std::size_t i) const noexcept { return buf_[(head_ + i) & mask_]; }
   T& front() noexcept { return buf_[head_]; }
   const T& front() const noexcept { return buf_[head_]; }
   const_iterator begin() const noexcept { return {this, 0}; }
@@ -59,7 +57,7 @@ class event_queue {
   // A new element at the back, value-initialised.
   T& emplace_back() {
     if (size_ == buf_.size()) grow();
-    T& slot = buf_[(head_ + size_) & (buf_.size() - 1)];
+    T& slot = buf_[(head_ + size_) & mask_];
     slot = blank_;  // a copy, not a value-initialised temporary zeroed first
     ++size_;
     return slot;
@@ -67,7 +65,7 @@ class event_queue {
   void push_back(T&& v) { emplace_back() = std::move(v); }
   void push_back(const T& v) { emplace_back() = v; }
   void pop_front() noexcept {
-    head_ = (head_ + 1) & (buf_.size() - 1);
+    head_ = (head_ + 1) & mask_;
     --size_;
   }
 
@@ -77,11 +75,13 @@ class event_queue {
     std::vector<T> b(buf_.empty() ? 16 : 2 * buf_.size());
     for (std::size_t i = 0; i < size_; ++i) b[i] = std::move((*this)[i]);
     buf_ = std::move(b);
+    mask_ = buf_.size() - 1;
     head_ = 0;
   }
 
   static inline const T blank_{};
   std::vector<T> buf_;
+  std::size_t mask_ = 0;  // buf_.size() - 1
   std::size_t head_ = 0, size_ = 0;
 };
 
