@@ -12,9 +12,9 @@
 #   - Mali: summing every counter of every sample (vinstr G78, kinstr_prfcnt G78
 #     and G720) at least 3x the naive per-value map loop (measured 8-15x);
 #   - Adreno: walking an .rd capture's nested IBs and recognising its counter
-#     events at least 0.1x the naive recursive walk (measured 0.26x: the
-#     recogniser looks for every query sequence, so this only catches a
-#     collapse).
+#     events at least 0.4x the naive recursive walk (measured 0.78x; 0.26-0.33x
+#     before the recogniser built events only on a match and held them in a
+#     ring).
 #
 # Short and noise-tolerant for a shared 2-core CI machine: 64 KiB captures (no
 # memory-bandwidth noise), 2^17 metric samples, several repetitions
@@ -90,7 +90,7 @@ check("metric sets, hand-written / batch",
       [p for p in pairs("metric_set/", lambda n: n.replace("/batch", "/hand_written"))
        if p[0].endswith("/batch")], 1 / 2.5)
 check("Mali counter sums vs naive", pairs("mali_sum/", lambda n: "naive_" + n), 3)
-check("Adreno .rd walk vs naive", pairs("adreno_walk/", lambda n: "naive_" + n), 0.1)
+check("Adreno .rd walk vs naive", pairs("adreno_walk/", lambda n: "naive_" + n), 0.4)
 if failed:
     sys.exit("bench-check: regressed: " + ", ".join(failed))
 EOF_PY

@@ -6,12 +6,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <random>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "adreno_rd_writer.hpp"
 #include "adreno_seed.hpp"
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/counter_index.hpp"
 #include "hwpc/adreno/explain.hpp"
 #include "hwpc/adreno/interp.hpp"
 #include "hwpc/adreno/recognise.hpp"
@@ -310,6 +315,245 @@ TEST(AdrenoRecognise, HoldBoundsWhatWaitsForAPairing) {
   ASSERT_TRUE(all);
   EXPECT_EQ(all->front().role, timestamp_role::begin);
   EXPECT_EQ(all->back().role, timestamp_role::end);
+}
+
+// The register tables answer what the scans over the 15 groups answer.
+TEST(AdrenoRecognise, IndexedLookupsMatchTheGroupScan) {
+  const auto same = [](std::optional<counter_ref> a, std::optional<counter_ref> b) {
+    if (a.has_value() != b.has_value()) return false;
+    return !a || (a->group == b->group && a->counter == b->counter && a->high == b->high);
+  };
+  std::size_t selects = 0, counters = 0;
+  for (std::uint32_t r = 0; r < 0x20000; ++r) {
+    ASSERT_TRUE(same(select_at(r), find_select(r))) << std::hex << r;
+    ASSERT_TRUE(same(counter_at(r), find_counter(r))) << std::hex << r;
+    selects += select_at(r).has_value();
+    counters += counter_at(r).has_value();
+  }
+  EXPECT_GT(selects, 0u);
+  EXPECT_EQ(counters, 2 * selects);  // a LO and a HI register per SELECT
+}
+
+// A slow reference of the recogniser: the whole packet list at once (no
+// window), every copied register looked at, countables in a map, timestamps
+// paired by a linear search over the unpaired ones.
+std::vector<query_event> reference_recognise(std::span<const packet> p) {
+  std::vector<query_event> out;
+  std::map<std::uint32_t, std::uint32_t> selected;
+  for (std::size_t i = 0; i < p.size();) {
+    query_event ev;
+    ev.offset = p[i].offset;
+    ev.packet_index = i;
+    ev.packet_count = 1;
+    std::size_t used = 1;
+    if (detail::try_occlusion_end(p, i, ev) || detail::try_timestamp(p, i, ev)) {
+      used = ev.packet_count;
+      out.push_back(ev);
+    } else if (detail::is_sample_setup(p, i)) {
+      ev.op = query_op::occlusion_begin;
+      ev.packet_count = used = 3;
+      ev.address = ev.slot = p[i + 1].qword(0);
+      ev.control = p[i].dword(0);
+      out.push_back(ev);
+    } else if (auto m = detail::m2m_at(p, i)) {
+      ev.op = query_op::mem_to_mem;
+      ev.address = ev.slot = m->dst;
+      ev.accumulate = m;
+      out.push_back(ev);
+    } else if (p[i].hdr.type == packet_type::type4) {
+      for (std::uint32_t k = 0; k < p[i].hdr.count; ++k) {
+        const std::uint32_t r = p[i].hdr.id + k;
+        if (auto s = find_select(r)) {
+          query_event e = ev;
+          e.op = query_op::counter_select;
+          e.counter = s;
+          e.countable = e.control = p[i].dword(k);
+          selected[r] = p[i].dword(k);
+          out.push_back(e);
+        }
+      }
+    } else if (p[i].is_op(op::cp_reg_to_mem) && p[i].hdr.count >= 3) {
+      const std::uint32_t first = p[i].dword(0) & 0x3ffff;
+      const std::uint32_t cnt = (p[i].dword(0) >> 18) & 0xfff;
+      const std::uint32_t n = cnt == 0 ? 1 : cnt;
+      for (std::uint32_t k = 0; k < n; ++k) {  // RBBM_ALWAYSON_COUNTER_LO is above every counter
+        query_event e = ev;
+        e.address = p[i].qword(1) + 4ull * k;
+        e.sample_dwords = k + 1 < n ? 2 : 1;
+        const auto c = find_counter(first + k);
+        if (first + k == reg::rbbm_alwayson_counter_lo) {
+          e.op = query_op::always_on_sample;
+        } else if (c && !c->high) {
+          e.op = query_op::counter_sample;
+          e.counter = c;
+          if (auto it = selected.find(c->group->select_reg(c->counter)); it != selected.end()) {
+            e.countable = it->second;
+          }
+        } else {
+          continue;
+        }
+        out.push_back(e);
+      }
+    }
+    i += used;
+  }
+  std::vector<std::size_t> open;  // timestamps that may still become a begin, in order
+  const auto take = [&](std::uint64_t addr) -> query_event* {
+    for (auto it = open.begin(); it != open.end(); ++it) {
+      if (out[*it].address == addr) {
+        query_event* b = &out[*it];
+        open.erase(it);
+        return b;
+      }
+    }
+    return nullptr;
+  };
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    query_event& e = out[i];
+    if (e.op != query_op::timestamp) continue;
+    if (e.role == timestamp_role::end) {
+      if (query_event* b = take(e.slot)) {
+        b->role = timestamp_role::begin;
+        b->slot_size = e.slot_size;
+      }
+    } else if (query_event* b = e.address >= 8 ? take(e.address - 8) : nullptr) {
+      b->role = timestamp_role::begin;
+      b->slot_size = 16;
+      e.role = timestamp_role::end;
+      e.slot = e.address - 8;
+      e.slot_size = 16;
+    } else {
+      open.push_back(i);
+    }
+  }
+  return out;
+}
+
+void expect_same_events(const std::vector<query_event>& got, const std::vector<query_event>& want,
+                        const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const query_event& g = got[i];
+    const query_event& w = want[i];
+    SCOPED_TRACE(what + " event " + std::to_string(i));
+    ASSERT_EQ(g.op, w.op);
+    EXPECT_EQ(g.offset, w.offset);
+    EXPECT_EQ(g.packet_index, w.packet_index);
+    EXPECT_EQ(g.packet_count, w.packet_count);
+    EXPECT_EQ(g.slot, w.slot);
+    EXPECT_EQ(g.address, w.address);
+    EXPECT_EQ(g.control, w.control);
+    ASSERT_EQ(g.accumulate.has_value(), w.accumulate.has_value());
+    if (g.accumulate) {
+      EXPECT_EQ(g.accumulate->flags, w.accumulate->flags);
+      EXPECT_EQ(g.accumulate->dst, w.accumulate->dst);
+      EXPECT_EQ(g.accumulate->src_a, w.accumulate->src_a);
+      EXPECT_EQ(g.accumulate->src_b, w.accumulate->src_b);
+      EXPECT_EQ(g.accumulate->src_c, w.accumulate->src_c);
+    }
+    EXPECT_EQ(g.poll_address, w.poll_address);
+    EXPECT_EQ(g.layout_matches, w.layout_matches);
+    EXPECT_EQ(g.role, w.role);
+    EXPECT_EQ(g.slot_size, w.slot_size);
+    ASSERT_EQ(g.counter.has_value(), w.counter.has_value());
+    if (g.counter) {
+      EXPECT_EQ(g.counter->group, w.counter->group);
+      EXPECT_EQ(g.counter->counter, w.counter->counter);
+      EXPECT_EQ(g.counter->high, w.counter->high);
+    }
+    EXPECT_EQ(g.countable, w.countable);
+    EXPECT_EQ(g.sample_dwords, w.sample_dwords);
+  }
+}
+
+// Seeded random streams of the seed's sequences, freedreno's, their parts,
+// counter selects (writes over any registers) and copies (counter, always-on
+// and wide copies), CP_MEM_TO_MEM and filler: the streaming recogniser, fed
+// packet by packet and released as the tool releases, yields exactly what
+// the slow reference yields.
+TEST(AdrenoRecognise, SeededStreamsMatchASlowReference) {
+  const std::vector<const dwords*> pieces = {&adreno_seed::occlusion_begin,
+                                             &adreno_seed::occlusion_end,
+                                             &adreno_seed::timestamp_begin,
+                                             &adreno_seed::timestamp_end,
+                                             &fd_begin,
+                                             &fd_end};
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    const auto u = [&](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
+    const auto addr = [&] { return 0xc0456000u + 8 * u(4); };
+    dwords d;
+    for (std::uint32_t k = 0, n = 50 + u(400); k < n; ++k) {
+      switch (u(10)) {
+        case 0: {  // a whole sequence, or a part of one
+          const dwords& s = *pieces[u(static_cast<std::uint32_t>(pieces.size()))];
+          auto pk = packets_of(bytes_of(s));
+          const std::size_t from = u(3) == 0 ? u(static_cast<std::uint32_t>(pk.size())) : 0;
+          d.insert(d.end(), s.begin() + static_cast<std::ptrdiff_t>(pk[from].offset / 4), s.end());
+          break;
+        }
+        case 1:
+        case 2: {  // a register write anywhere around the SELECT registers
+          const std::uint32_t c = 1 + u(6);
+          d.push_back(pkt4(u(2) ? 0x0b00 + u(0x400) : 0x03a0 + u(0x1000), c));
+          for (std::uint32_t i = 0; i < c; ++i) d.push_back(u(64));
+          break;
+        }
+        case 3:
+        case 4: {  // CP_REG_TO_MEM of counters, the always-on counter or a wide range
+          const std::uint32_t r = u(4) == 0 ? 0x04d2 : 0x0390 + u(0xd0);
+          const std::uint32_t cnt = u(6) == 0 ? u(400) : u(3);
+          d.insert(d.end(), {pkt7(0x3e, 3), r | cnt << 18, addr(), 0});
+          break;
+        }
+        case 5:  // a timestamp to a nearby address
+          d.insert(d.end(), {pkt7(0x46, 3), 0x40000016, addr(), 0});
+          break;
+        case 6: {  // CP_MEM_TO_MEM with mixed addresses and signs
+          d.insert(d.end(), {pkt7(0x73, 9), u(2) ? 0x20000004u : u(16) << 28});
+          const std::uint32_t a = addr();
+          for (int q = 0; q < 4; ++q) d.insert(d.end(), {u(3) ? a : addr(), 0});
+          break;
+        }
+        case 7: {  // the occlusion packets alone
+          d.insert(d.end(), {pkt4(0xe1d1, 1), 2});
+          if (u(2)) d.insert(d.end(), {pkt4(0xe267, 2), addr(), 0});
+          if (u(2)) d.insert(d.end(), {pkt7(0x46, 1), 0x15});
+          break;
+        }
+        case 8:
+          d.push_back(pkt7(u(2) ? 0x26 : 0x12, 0));  // CP_WAIT_FOR_IDLE / CP_WAIT_MEM_WRITES
+          break;
+        default: {  // CP_NOP with a payload
+          const std::uint32_t c = u(4);
+          d.push_back(pkt7(0x10, c));
+          for (std::uint32_t i = 0; i < c; ++i) d.push_back(static_cast<std::uint32_t>(rng()));
+          break;
+        }
+      }
+    }
+    const auto bytes = bytes_of(d);
+    const auto pk = packets_of(bytes);
+    const auto want = reference_recognise(pk);
+    expect_same_events(recognise(pk), want, "seed " + std::to_string(seed) + " whole");
+    recogniser r(std::size_t{1} << 16);
+    std::vector<query_event> got;
+    for (const auto& x : pk) {
+      r.push(x);
+      r.release([&](const query_event& e) { got.push_back(e); });
+    }
+    r.finish();
+    r.release([&](const query_event& e) { got.push_back(e); }, true);
+    expect_same_events(got, want, "seed " + std::to_string(seed) + " streamed");
+    if (seed == 1) {  // the mix holds every kind of event
+      for (auto o : {query_op::occlusion_begin, query_op::occlusion_end, query_op::timestamp,
+                     query_op::mem_to_mem, query_op::counter_select, query_op::counter_sample,
+                     query_op::always_on_sample}) {
+        EXPECT_TRUE(std::any_of(want.begin(), want.end(), [&](auto& e) { return e.op == o; }))
+            << to_string(o);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -239,9 +239,17 @@ class walker {
     push_ib(*t, p.offset, 0);
   }
 
+  // Counts `dwords` executed; false once the budget is spent. The check is
+  // inline and the issue out of line: it runs twice per packet.
   bool spend(std::uint64_t dwords, std::size_t at) {
     stats_.dwords += dwords;
-    if (stats_.dwords <= budget()) return true;
+    if (stats_.dwords <= budget()) [[likely]] {
+      return true;
+    }
+    return over_budget(at);
+  }
+
+  bool over_budget(std::size_t at) {
     if (!stats_.budget_exhausted) {
       stats_.budget_exhausted = true;
       issue(errc::oversized, at,
@@ -257,8 +265,8 @@ class walker {
     errc run_code{};
     std::size_t run_offset = 0, run_bytes = 0;
     std::string run_msg;
+    // Called only while in a run: the test is inline, once per packet.
     const auto end_run = [&] {
-      if (!in_run) return;
       in_run = false;
       stats_.skipped_bytes += run_bytes;
       issue(run_code, run_offset,
@@ -268,21 +276,21 @@ class walker {
       frame& f = stack_.back();
       const std::size_t remain = f.data.size() - f.pos;
       if (remain == 0) {
-        end_run();
+        if (in_run) end_run();
         stack_.pop_back();
         continue;
       }
       const std::size_t at = f.file_base + f.pos;
       if (!spend(1, at)) return;
       if (remain < 4) {
-        end_run();
+        if (in_run) end_run();
         issue(errc::truncated, at, std::to_string(remain) + " trailing bytes, not a dword");
         stack_.pop_back();
         continue;
       }
       const std::uint32_t dw = load_le32(f.data.data() + f.pos);
       if (dw == 0) {
-        end_run();
+        if (in_run) end_run();
         ++stats_.padding_dwords;
         f.pos += 4;
         continue;
@@ -308,10 +316,14 @@ class walker {
         f.pos += 4;
         continue;
       }
-      end_run();
+      if (in_run) end_run();
       if (!spend(d.hdr.count, at)) return;
-      walked_packet w{packet{d.hdr, at, f.data.subspan(f.pos + 4, need)}, f.gpu_base + f.pos,
-                      static_cast<unsigned>(stack_.size() - 1)};
+      // The header is copied field by field: copied whole, it was read back
+      // with one wide load from the narrower stores decode_header() made, a
+      // store-forwarding stall that cost more than the rest of the walk.
+      walked_packet w{
+          packet{header{d.hdr.type, d.hdr.id, d.hdr.count}, at, f.data.subspan(f.pos + 4, need)},
+          f.gpu_base + f.pos, static_cast<unsigned>(stack_.size() - 1)};
       f.pos += 4 + need;
       ++stats_.packets;
       sink_.on_packet(w);
