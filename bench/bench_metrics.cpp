@@ -2,6 +2,7 @@
 //   metric_set/RenderBasic/GEN/batch        the batch evaluator over 1M samples (columns)
 //   metric_set/RenderBasic/GEN/hand_written the same formulas as a hand-written C++ loop
 //   metric_set/RenderBasic/GEN/per_sample   the scalar evaluator, one sample at a time
+//   metric_set/RenderBasic/GEN/batch_rows/B the batch evaluator with B-row blocks forced
 //   compile_corpus                          compiling every set of every Intel metric XML file
 //   tokenize_corpus                         only splitting those formulas into tokens
 // GEN is hsw (Haswell GT2, 70 metrics), skl_gt2 (52) and tgl_gt2 (34): RenderBasic
@@ -608,6 +609,21 @@ void batch(benchmark::State& st, render_basic* rb) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * samples));
   st.counters["nodes"] = static_cast<double>(rb->set->ir().nodes.size());
   st.counters["scratch_columns"] = static_cast<double>(ev.scratch_columns());
+  st.counters["block"] = static_cast<double>(ev.block());
+}
+
+// The same evaluation with a block length forced (range(0) rows) instead of
+// the one the evaluator picks: the measurement behind its choice.
+void batch_rows(benchmark::State& st, render_basic* rb) {
+  hwpc::expr::batch_evaluator ev(rb->set->ir(), static_cast<std::size_t>(st.range(0)));
+  for (auto _ : st) {
+    auto ok = ev.evaluate(rb->in_cols, samples, rb->out_cols);
+    benchmark::DoNotOptimize(ok);
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * samples));
+  st.counters["scratch_KiB"] =
+      static_cast<double>(ev.scratch_columns() * ev.block() * sizeof(std::uint64_t)) / 1024.0;
 }
 
 void hand_written(benchmark::State& st, render_basic* rb) {
@@ -767,6 +783,9 @@ int main(int argc, char** argv) {
       if (rb.set && hand_written_matches(rb)) {
         const std::string base = "metric_set/RenderBasic/" + rb.gen;
         benchmark::RegisterBenchmark((base + "/batch").c_str(), batch, &rb);
+        benchmark::RegisterBenchmark((base + "/batch_rows").c_str(), batch_rows, &rb)
+            ->RangeMultiplier(2)
+            ->Range(1024, 32768);
         benchmark::RegisterBenchmark((base + "/hand_written").c_str(), hand_written, &rb);
         benchmark::RegisterBenchmark((base + "/per_sample").c_str(), per_sample, &rb)
             ->Iterations(1);

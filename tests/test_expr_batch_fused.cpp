@@ -4,6 +4,7 @@
 // `/`, static_cast<double>, and the scalar evaluator, bit for bit.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <span>
@@ -49,7 +50,22 @@ std::uint64_t edgy(rng& g) {
 }
 
 // Evaluates `p` over the input columns with the batch evaluator and row by
-// row with the scalar one; every output must agree bit for bit.
+// row with the scalar one; every output must agree bit for bit. The batch
+// evaluator runs with the block it picks (one block for these programs) and
+// with blocks of 700 rows (several blocks, each shorter than a tile) and of
+// 2148 rows (a full tile and a partial one per block, and a partial block).
+// The block the evaluator picks: a power of two from min_block to max_block,
+// the longest whose scratch columns fit the budget.
+void expect_block_fits(const ex::batch_evaluator& be) {
+  using B = ex::batch_evaluator;
+  const std::size_t rows = be.block(), bytes = be.scratch_columns() * rows * 8;
+  EXPECT_TRUE(std::has_single_bit(rows)) << rows;
+  EXPECT_GE(rows, B::min_block);
+  EXPECT_LE(rows, B::max_block);
+  EXPECT_TRUE(bytes <= B::scratch_budget || rows == B::min_block) << rows << " rows, " << bytes;
+  EXPECT_TRUE(rows == B::max_block || 2 * bytes > B::scratch_budget) << rows << " rows, " << bytes;
+}
+
 struct batch_run {
   std::size_t fused = 0, sum_chains = 0, compared = 0;
 };
@@ -59,14 +75,8 @@ batch_run batch_equals_scalar(const ex::program& p,
   batch_run run;
   std::vector<const std::uint64_t*> in;
   for (const auto& c : cols) in.push_back(c.data());
-  std::vector<std::vector<std::uint64_t>> out(p.outputs.size(), std::vector<std::uint64_t>(rows));
-  std::vector<std::uint64_t*> outp;
-  for (auto& c : out) outp.push_back(c.data());
-  ex::batch_evaluator be(p);
-  EXPECT_TRUE(be.evaluate(in, rows, outp));
-  run.fused = be.fused_nodes();
-  run.sum_chains = be.sum_chains();
   ex::scalar_evaluator se(p);
+  std::vector<std::vector<std::uint64_t>> want(p.outputs.size(), std::vector<std::uint64_t>(rows));
   std::vector<value> sv(p.outputs.size());
   std::vector<std::uint64_t> one(cols.size());
   for (std::size_t row = 0; row < rows; ++row) {
@@ -75,16 +85,61 @@ batch_run batch_equals_scalar(const ex::program& p,
       ADD_FAILURE() << "program " << program_index << " row " << row << ": scalar evaluation";
       return run;
     }
-    for (std::size_t k = 0; k < sv.size(); ++k) {
-      if (out[k][row] != sv[k].bits) {
-        ADD_FAILURE() << "program " << program_index << " output " << k << " row " << row << ": "
-                      << out[k][row] << " != " << sv[k].bits;
-        return run;
+    for (std::size_t k = 0; k < sv.size(); ++k) want[k][row] = sv[k].bits;
+  }
+  for (const std::size_t block_rows : {std::size_t{0}, std::size_t{700}, std::size_t{2148}}) {
+    std::vector<std::vector<std::uint64_t>> out(p.outputs.size(),
+                                                std::vector<std::uint64_t>(rows, 0x5a5a));
+    std::vector<std::uint64_t*> outp;
+    for (auto& c : out) outp.push_back(c.data());
+    ex::batch_evaluator be(p, block_rows);
+    if (block_rows == 0) expect_block_fits(be);
+    EXPECT_TRUE(be.evaluate(in, rows, outp));
+    run.fused = be.fused_nodes();
+    run.sum_chains = be.sum_chains();
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      for (std::size_t row = 0; row < rows; ++row) {
+        if (out[k][row] != want[k][row]) {
+          ADD_FAILURE() << "program " << program_index << " block " << be.block() << " output " << k
+                        << " row " << row << ": " << out[k][row] << " != " << want[k][row];
+          return run;
+        }
+        ++run.compared;
       }
-      ++run.compared;
     }
   }
   return run;
+}
+
+// 300 formulas `A0 + k` with distinct constants: each constant has a column
+// of its own, too many for the longest block, so the evaluator takes shorter
+// ones; its results still agree, over several blocks.
+TEST(BatchFused, ManyScratchColumnsShortenTheBlock) {
+  ex::symbol_table syms;
+  syms.add_counter("A0");
+  ex::program p;
+  ex::builder b;
+  p.inputs.push_back(syms.inputs()[0]);
+  auto resolve = [&](std::string_view) -> ex::resolved {
+    return ex::resolved::at(b.input(0, vtype::u64));
+  };
+  for (int k = 0; k < 300; ++k) {
+    const auto r = ex::parse_rpn("A 0 READ " + std::to_string(1000 + k) + " UADD", b, resolve);
+    ASSERT_TRUE(r.status);
+    p.outputs.push_back(r.root);
+  }
+  p.nodes = std::move(b).take();
+  p = ex::compact(p, true);
+  rng g{0x13198a2e03707344ull};
+  const std::size_t rows = 5000;
+  std::vector<std::vector<std::uint64_t>> cols(1, std::vector<std::uint64_t>(rows));
+  for (auto& v : cols[0]) v = edgy(g);
+  const ex::batch_evaluator be(p);
+  EXPECT_GE(be.scratch_columns(), 300u);
+  EXPECT_EQ(be.block(), ex::batch_evaluator::min_block);
+  expect_block_fits(be);
+  const batch_run run = batch_equals_scalar(p, cols, rows, 0);
+  EXPECT_EQ(run.compared, 3 * 300 * rows);
 }
 
 TEST(BatchFused, DivisionByConstantEqualsDivision) {
@@ -175,7 +230,7 @@ TEST(BatchFused, ChainsEqualScalarBitForBit) {
   constexpr int inputs = 4;
   ex::symbol_table syms;
   for (int i = 0; i < inputs; ++i) syms.add_counter("A" + std::to_string(i));
-  const std::size_t rows = 3000;  // a full block and a partial one
+  const std::size_t rows = 3000;  // a full tile and a partial one
   std::vector<std::vector<std::uint64_t>> cols(inputs, std::vector<std::uint64_t>(rows));
   for (auto& c : cols) {
     for (auto& v : c) v = g.below(8) == 0 ? 0 : edgy(g);

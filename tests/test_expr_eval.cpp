@@ -362,7 +362,7 @@ TEST(ExprEval, BatchEqualsScalarBitForBit) {
   rng g{12345};
   ex::symbol_table syms;
   for (int i = 0; i < input_count; ++i) syms.add_counter("A" + std::to_string(i));
-  const std::size_t rows = 1000;  // not a multiple of the block size
+  const std::size_t rows = 1000;  // not a multiple of any block size below
   std::vector<std::vector<std::uint64_t>> cols(input_count, std::vector<std::uint64_t>(rows));
   for (auto& c : cols) {
     for (auto& v : c) v = random_input(g);
@@ -385,18 +385,24 @@ TEST(ExprEval, BatchEqualsScalarBitForBit) {
     }
     p.nodes = std::move(b).take();
     p = ex::compact(p, true);
-    std::vector<std::vector<std::uint64_t>> out(3, std::vector<std::uint64_t>(rows));
-    std::vector<std::uint64_t*> outp = {out[0].data(), out[1].data(), out[2].data()};
-    ex::batch_evaluator be(p);
-    ASSERT_TRUE(be.evaluate(in, rows, outp));
-    ex::scalar_evaluator se(p);
-    std::vector<value> sv(3);
-    for (std::size_t row = 0; row < rows; ++row) {
-      std::uint64_t one[input_count];
-      for (int k = 0; k < input_count; ++k) one[k] = cols[k][row];
-      ASSERT_TRUE(se.evaluate(one, sv));
-      for (int k = 0; k < 3; ++k)
-        ASSERT_EQ(out[k][row], sv[k].bits) << "formula " << k << " row " << row;
+    // The block the evaluator picks, and blocks of 64 and 333 rows: many
+    // blocks, the last one partial.
+    for (const std::size_t block_rows : {std::size_t{0}, std::size_t{64}, std::size_t{333}}) {
+      std::vector<std::vector<std::uint64_t>> out(3, std::vector<std::uint64_t>(rows));
+      std::vector<std::uint64_t*> outp = {out[0].data(), out[1].data(), out[2].data()};
+      ex::batch_evaluator be(p, block_rows);
+      ASSERT_TRUE(be.evaluate(in, rows, outp));
+      ex::scalar_evaluator se(p);
+      std::vector<value> sv(3);
+      for (std::size_t row = 0; row < rows; ++row) {
+        std::uint64_t one[input_count];
+        for (int k = 0; k < input_count; ++k) one[k] = cols[k][row];
+        ASSERT_TRUE(se.evaluate(one, sv));
+        for (int k = 0; k < 3; ++k) {
+          ASSERT_EQ(out[k][row], sv[k].bits)
+              << "formula " << k << " row " << row << " block " << be.block();
+        }
+      }
     }
   }
 }

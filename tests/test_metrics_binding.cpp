@@ -6,8 +6,10 @@
 // missing columns and duplicate symbol names.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -153,11 +155,44 @@ TEST(MetricsBinding, ScalarAndBatchGiveTheSameBits) {
   std::vector<cell*> outp;
   for (auto& o : out) outp.push_back(o.data());
   ASSERT_TRUE(m->evaluate_block(in, elapsed.data(), n, outp));
-  for (std::size_t r = 0; r < n; ++r) {
-    for (std::size_t j = 0; j < m->size(); ++j) {
-      EXPECT_TRUE(out[j][r] == scalar[r][j]) << "row " << r << " metric " << j;
+  auto same_as_scalar = [&](const char* how) {
+    for (std::size_t r = 0; r < n; ++r) {
+      for (std::size_t j = 0; j < m->size(); ++j) {
+        EXPECT_TRUE(out[j][r] == scalar[r][j]) << how << ": row " << r << " metric " << j;
+        out[j][r] = cell{};
+      }
     }
-  }
+  };
+  same_as_scalar("one call");
+  // In calls of 1, 7 and the rest of the rows: the first call sizes the
+  // evaluator's output columns for one row, the later ones grow them.
+  auto in_pieces = [&](hm::row_metrics& rm) {
+    for (std::size_t at = 0, k = 0; at < n; ++k) {
+      const std::size_t len = std::min(n - at, k == 0 ? std::size_t{1} : k == 1 ? 7 : n);
+      std::vector<const std::uint64_t*> piece_in;
+      for (auto* c : in) piece_in.push_back(c + at);
+      std::vector<cell*> piece_out;
+      for (auto* o : outp) piece_out.push_back(o + at);
+      ASSERT_TRUE(rm.evaluate_block(piece_in, elapsed.data() + at, len, piece_out));
+      at += len;
+    }
+  };
+  in_pieces(*m);
+  same_as_scalar("pieces");
+  // A copy and a move of a row_metrics that has evaluated blocks make their
+  // own evaluator (the old one points into the original).
+  // The original is freed first, so a pointer left into it would be read
+  // after its end (the sanitizer builds report that).
+  auto original = std::make_unique<hm::row_metrics>(std::move(*m));
+  in_pieces(*original);
+  same_as_scalar("moved to the heap");
+  hm::row_metrics copied = *original;
+  hm::row_metrics moved = std::move(*original);
+  original.reset();
+  in_pieces(copied);
+  same_as_scalar("copied");
+  in_pieces(moved);
+  same_as_scalar("moved");
 }
 
 TEST(MetricsBinding, UnavailableMetricsAreDroppedAndTheirCountersNeedNotExist) {

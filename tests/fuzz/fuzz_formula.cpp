@@ -52,7 +52,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<const slot*> in_ptrs;
   for (auto& c : cols) in_ptrs.push_back(c.data());
   std::vector<slot*> out_ptrs{out.data()};
-  batch_evaluator ev(f->ir());
+  // The block the evaluator picks (all rows in one) or blocks of 1 to 16
+  // rows (several, the last one partial).
+  batch_evaluator ev(f->ir(), size % 3 == 0 ? 0 : 1 + size % 16);
   auto ok = ev.evaluate(in_ptrs, rows, out_ptrs);
   FUZZ_CHECK(static_cast<bool>(ok), "batch evaluation of a compiled formula");
   std::vector<slot> row(ni);

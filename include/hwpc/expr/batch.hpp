@@ -1,20 +1,19 @@
 // The batch evaluator: N samples laid out as columns (structure of arrays).
 //
-// Samples are processed in blocks of `block` rows. Within a block each node is
-// one tight loop `out[j] = apply<O>(a[j], b[j], c[j])` with the operator
-// dispatched once per node, not per sample, so the compiler can vectorise it;
-// apply<O> is the same function the scalar evaluator calls, so results agree
-// bit for bit. Inputs are read in place from the caller's columns; node
-// results live in a few scratch columns that are reused once a value is dead.
+// Samples are processed in blocks of rows. Within a block each node is one
+// tight loop over its columns (batch_loops.hpp) with the operator dispatched
+// once per node, not per sample, so the compiler can vectorise it. Inputs are
+// read in place from the caller's columns; node results live in a few
+// scratch columns that are reused once a value is dead, and a node that is an
+// output writes straight into the caller's column.
 //
 // Two shapes get their own loops, because metric sets are full of them and a
 // generic column loop pays for what they do not need:
 //   - a binary operator with one constant operand reads the constant from a
 //     register, not from a column of copies;
-//   - UDIV by a constant divides by multiplying with a precomputed reciprocal
-//     (udiv_by_constant, exact for every dividend), since a 64-bit hardware
-//     division costs tens of cycles and metric sets divide by $EuCoresTotalCount
-//     and the timestamp frequency on every sample.
+//   - UDIV by a constant divides by multiplying with a precomputed reciprocal,
+//     and UMUL by 2^k is a shift.
+// Chains of single-use nodes are fused into one loop (batch_chains.hpp).
 #pragma once
 
 #include <algorithm>
@@ -27,6 +26,7 @@
 
 #include "hwpc/core/error.hpp"
 #include "hwpc/expr/batch_chains.hpp"
+#include "hwpc/expr/batch_loops.hpp"
 #include "hwpc/expr/ir.hpp"
 #include "hwpc/expr/semantics.hpp"
 #include "hwpc/expr/udiv_constant.hpp"
@@ -36,13 +36,22 @@ namespace hwpc::expr {
 
 class batch_evaluator {
  public:
-  // Long enough for the hardware prefetcher to follow each node's column
-  // streams (measured: 256 rows 98 ms, 2048 rows 80 ms for SKL RenderBasic over
-  // 1M samples), short enough that the scratch columns stay in L2.
-  static constexpr std::size_t block = 2048;
+  // Rows per block. Each node sweeps one block of every column it reads and
+  // writes, so a block's length is how far each of a metric set's dozens of
+  // column streams runs before the next node switches to others. Measured
+  // over 1M samples (docs/performance.md): TGL RenderBasic 57 ms at 2048 rows,
+  // 50 ms at 8192, 45 ms at 16384; SKL and LNL likewise, HSW flat; beyond
+  // 16384 three of the four got slower. The scratch columns of one block are
+  // written and read back by later nodes, so they must stay in cache: the
+  // block is the longest power of two from min_block to max_block whose
+  // scratch columns fit scratch_budget bytes (HSW's 17 columns: 8192 rows).
+  static constexpr std::size_t min_block = detail::tile;
+  static constexpr std::size_t max_block = 16384;
+  static constexpr std::size_t scratch_budget = std::size_t{2} << 20;
 
-  explicit batch_evaluator(const program&& p) = delete;  // keeps a pointer to the program
-  explicit batch_evaluator(const program& p) : p_(&p) {
+  // block_rows: rows per block, any positive number; 0 chooses it as above.
+  explicit batch_evaluator(const program&& p, std::size_t block_rows = 0) = delete;
+  explicit batch_evaluator(const program& p, std::size_t block_rows = 0) : p_(&p) {
     const std::size_t n = p.nodes.size();
     std::vector<std::uint32_t> uses(n, 0);
     std::vector<char> is_output(n, 0);
@@ -137,12 +146,8 @@ class batch_evaluator {
         }
       }
     }
-    scratch_.assign(static_cast<std::size_t>(columns) * block, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (p.nodes[i].code == op::constant) {
-        std::fill_n(scratch_.data() + column_of_[i] * block, block, p.nodes[i].imm);
-      }
-    }
+    columns_ = columns;
+    block_ = block_rows != 0 ? block_rows : block_for(columns);
     ptr_.assign(n, nullptr);
     // The loop shape of each computed node (see the top of this file).
     shape_.assign(n, shape::columns);
@@ -169,7 +174,8 @@ class batch_evaluator {
     }
   }
 
-  std::size_t scratch_columns() const noexcept { return scratch_.size() / block; }
+  std::size_t block() const noexcept { return block_; }
+  std::size_t scratch_columns() const noexcept { return columns_; }
   // Chains whose source is a sum of converted values (a whole FADD tree).
   std::size_t sum_chains() const noexcept {
     std::size_t k = 0;
@@ -200,8 +206,11 @@ class batch_evaluator {
                      error_anchor::none};
       }
     }
-    for (std::size_t start = 0; start < rows; start += block) {
-      const std::size_t len = std::min(block, rows - start);
+    // The scratch columns hold as many rows as the longest block evaluated
+    // so far: a caller giving a few rows at a time pays for those only.
+    if (const std::size_t need = std::min(block_, rows); need > stride_) grow_scratch(need);
+    for (std::size_t start = 0; start < rows; start += block_) {
+      const std::size_t len = std::min(block_, rows - start);
       // One node's loop over the block.
       auto run = [&](std::size_t i) {
         const node& x = p.nodes[i];
@@ -211,7 +220,7 @@ class batch_evaluator {
           return;
         }
         slot* out = direct_output_[i] != no_column ? outputs[direct_output_[i]] + start
-                                                   : scratch_.data() + column_of_[i] * block;
+                                                   : scratch_.data() + column_of_[i] * stride_;
         ptr_[i] = out;
         if (x.code == op::constant) return;
         if (const auto& c = chains_[i]) {
@@ -224,49 +233,41 @@ class batch_evaluator {
           }
           return;
         }
+        // Operands past the arity stand in as `a`, never read, so that no
+        // tile offsets a pointer that was never set.
+        const std::uint8_t arity = info(x.code).arity;
         const slot* a = ptr_[x.a];
-        const slot* b = ptr_[x.b];
-        const slot* c = ptr_[x.c];
+        const slot* b = arity >= 2 ? ptr_[x.b] : a;
+        const slot* c = arity >= 3 ? ptr_[x.c] : a;
         switch (shape_[i]) {
           case shape::zero:
             std::fill_n(out, len, slot{0});
             return;
           case shape::divide_by_constant:
-            divide_loop(out, a, divisor_[i], len);
+            detail::divide_loop(out, a, divisor_[i], len);
             return;
           case shape::shift_left: {
             const slot* v = p.nodes[x.a].code == op::constant ? b : a;
             const unsigned sh = divisor_[i].shift();
-            if (len == block) {
-              shift_loop(out, v, sh, block);
-            } else {
-              shift_loop(out, v, sh, len);
-            }
+            detail::for_tiles(
+                len, [&](std::size_t at, auto n) { detail::shift_loop(out + at, v + at, sh, n); });
             return;
           }
           case shape::constant_right:
-            visit_op(x.code, [&](auto k) {
-              constexpr op O = decltype(k)::value;
-              if constexpr (info(O).arity == 2) {
-                const slot kb = p.nodes[x.b].imm;
-                if (len == block) {
-                  constant_loop<O, false>(out, a, kb, block);
-                } else {
-                  constant_loop<O, false>(out, a, kb, len);
-                }
-              }
-              return 0;
-            });
-            return;
           case shape::constant_left:
             visit_op(x.code, [&](auto k) {
               constexpr op O = decltype(k)::value;
               if constexpr (info(O).arity == 2) {
-                const slot ka = p.nodes[x.a].imm;
-                if (len == block) {
-                  constant_loop<O, true>(out, b, ka, block);
+                if (shape_[i] == shape::constant_left) {
+                  const slot ka = p.nodes[x.a].imm;
+                  detail::for_tiles(len, [&](std::size_t at, auto n) {
+                    detail::constant_loop<O, true>(out + at, b + at, ka, n);
+                  });
                 } else {
-                  constant_loop<O, true>(out, b, ka, len);
+                  const slot kb = p.nodes[x.b].imm;
+                  detail::for_tiles(len, [&](std::size_t at, auto n) {
+                    detail::constant_loop<O, false>(out + at, a + at, kb, n);
+                  });
                 }
               }
               return 0;
@@ -276,11 +277,9 @@ class batch_evaluator {
             break;
         }
         visit_op(x.code, [&](auto k) {
-          if (len == block) {
-            column_loop<decltype(k)::value>(out, a, b, c, block);  // a constant trip count
-          } else {
-            column_loop<decltype(k)::value>(out, a, b, c, len);
-          }
+          detail::for_tiles(len, [&](std::size_t at, auto n) {
+            detail::column_loop<decltype(k)::value>(out + at, a + at, b + at, c + at, n);
+          });
           return 0;
         });
       };
@@ -301,59 +300,24 @@ class batch_evaluator {
   }
 
  private:
-  // The output column never overlaps an operand column (the allocator above
-  // gives each live node its own), which __restrict tells the vectoriser so
-  // that it needs no run-time overlap checks. Full blocks pass the constant
-  // `block` as len so that, once inlined, the trip count is known: GCC's -O2
-  // cost model vectorises only such loops.
-  template <op O>
-  static inline __attribute__((always_inline)) void column_loop(slot* __restrict out,
-                                                                const slot* __restrict a,
-                                                                const slot* __restrict b,
-                                                                const slot* __restrict c,
-                                                                std::size_t len) {
-    for (std::size_t j = 0; j < len; ++j) out[j] = apply<O>(a[j], b[j], c[j]);
-  }
-
-  // A binary operator with one operand a constant held in a register; left
-  // says which side the constant is on.
-  template <op O, bool left>
-  static inline __attribute__((always_inline)) void constant_loop(slot* __restrict out,
-                                                                  const slot* __restrict a, slot k,
-                                                                  std::size_t len) {
-    if constexpr (left) {
-      for (std::size_t j = 0; j < len; ++j) out[j] = apply<O>(k, a[j], 0);
-    } else {
-      for (std::size_t j = 0; j < len; ++j) out[j] = apply<O>(a[j], k, 0);
-    }
-  }
-
-  // Without __restrict GCC kept this loop scalar (a 64-bit `shl` per row:
-  // a fifth of TGL RenderBasic's batch time); with it, one SSE2 `psllq`
-  // shifts two rows.
-  static inline __attribute__((always_inline)) void shift_loop(slot* __restrict out,
-                                                               const slot* __restrict a,
-                                                               unsigned sh, std::size_t len) {
-    for (std::size_t j = 0; j < len; ++j) out[j] = a[j] << sh;
-  }
-
-  static void divide_loop(slot* __restrict out, const slot* __restrict a, udiv_by_constant d,
-                          std::size_t len) {
-    switch (d.how()) {
-      case udiv_by_constant::kind::copy:
-        std::copy_n(a, len, out);
-        return;
-      case udiv_by_constant::kind::shift: {
-        const unsigned s = d.shift();
-        for (std::size_t j = 0; j < len; ++j) out[j] = a[j] >> s;
-        return;
+  // Scratch columns of `rows` rows each, the constants' columns filled.
+  void grow_scratch(std::size_t rows) {
+    const program& p = *p_;
+    stride_ = rows;
+    scratch_.assign(columns_ * stride_, 0);
+    for (std::size_t i = 0; i < p.nodes.size(); ++i) {
+      if (p.nodes[i].code == op::constant) {
+        std::fill_n(scratch_.data() + column_of_[i] * stride_, stride_, p.nodes[i].imm);
       }
-      case udiv_by_constant::kind::multiply:
-        break;
     }
-    const std::uint64_t m = d.magic();
-    const unsigned s = d.shift();
-    for (std::size_t j = 0; j < len; ++j) out[j] = udiv_by_constant::divide(a[j], m, s);
+  }
+
+  // The longest power-of-two block in [min_block, max_block] whose scratch
+  // columns fit the budget (min_block when even that does not fit).
+  static std::size_t block_for(std::size_t columns) noexcept {
+    std::size_t rows = max_block;
+    while (rows > min_block && columns * rows * sizeof(slot) > scratch_budget) rows /= 2;
+    return rows;
   }
 
   enum class shape : std::uint8_t {
@@ -369,6 +333,9 @@ class batch_evaluator {
   // Columns one node reads at most: a chain over a sum reads every term.
   static constexpr std::size_t max_operands = chain::max_terms + 1;
   const program* p_;
+  std::size_t block_ = min_block;  // rows per block
+  std::size_t columns_ = 0;        // scratch columns
+  std::size_t stride_ = 0;         // rows each scratch column holds now
   std::vector<std::uint32_t> column_of_;
   std::vector<slot> scratch_;
   std::vector<const slot*> ptr_;

@@ -20,6 +20,7 @@
 // column of the same name.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -157,30 +158,40 @@ class row_metrics {
 
   // A block of rows as columns: counter_cols[c][r] is counter c of row r,
   // elapsed[r] row r's length; out[i][r] receives metric i of row r. Any
-  // number of rows (taken in expr::batch_evaluator::block pieces).
+  // number of rows (taken in pieces of the batch evaluator's block). The
+  // evaluator and its output columns are made on the first call and kept.
   result<void> evaluate_block(std::span<const std::uint64_t* const> counter_cols,
                               const std::uint64_t* elapsed, std::size_t rows,
                               std::span<cell* const> out) {
-    if (!batch_) batch_.emplace(bound_.batch());
-    const std::size_t bs = expr::batch_evaluator::block;
-    std::vector<const expr::slot*> in(sources_.size());
-    // The batch evaluator writes every metric, shown or not.
-    std::vector<std::vector<expr::slot>> cols(bound_.size(), std::vector<expr::slot>(bs));
-    std::vector<expr::slot*> outs(bound_.size());
-    for (std::size_t i = 0; i < bound_.size(); ++i) outs[i] = cols[i].data();
+    batch_state& b = batch_;
+    if (!b.ev) {
+      b.ev.emplace(bound_.batch());
+      b.piece_in.resize(sources_.size());
+    }
+    // Pieces of the evaluator's block, or fewer rows when the caller gives
+    // fewer: the output columns grow only to what a call needs.
+    const std::size_t bs = std::min(rows, b.ev->block());
+    if (bs > b.piece_rows) {
+      // The batch evaluator writes every metric, shown or not.
+      b.piece.assign(bound_.size() * bs, 0);
+      b.piece_cols.resize(bound_.size());
+      for (std::size_t i = 0; i < bound_.size(); ++i) b.piece_cols[i] = b.piece.data() + i * bs;
+      b.piece_rows = bs;
+    }
     const expr::program& p = bound_.ir();
     for (std::size_t at = 0; at < rows; at += bs) {
       const std::size_t n = rows - at < bs ? rows - at : bs;
       for (std::size_t k = 0; k < sources_.size(); ++k) {
-        in[k] = sources_[k].k == input_source::from::elapsed
-                    ? elapsed + at
-                    : counter_cols[sources_[k].column] + at;
+        b.piece_in[k] = sources_[k].k == input_source::from::elapsed
+                            ? elapsed + at
+                            : counter_cols[sources_[k].column] + at;
       }
-      auto r = batch_->evaluate(in, n, outs);
+      auto r = b.ev->evaluate(b.piece_in, n, b.piece_cols);
       if (!r) return r.error_value();
       for (std::size_t c = 0; c < size() && c < out.size(); ++c) {
         const std::size_t i = shown_[c];
-        for (std::size_t j = 0; j < n; ++j) out[c][at + j] = to_cell(p.output_type(i), cols[i][j]);
+        const expr::slot* col = b.piece_cols[i];
+        for (std::size_t j = 0; j < n; ++j) out[c][at + j] = to_cell(p.output_type(i), col[j]);
       }
     }
     return {};
@@ -208,7 +219,25 @@ class row_metrics {
   std::vector<input_source> sources_;  // per formula input
   std::vector<expr::slot> raw_;
   std::vector<expr::slot> slots_;
-  std::optional<expr::batch_evaluator> batch_;
+  // evaluate_block's evaluator (it points at bound_'s program) and buffers,
+  // made on first use. A copied or moved row_metrics starts without them:
+  // they would point into the object it came from.
+  struct batch_state {
+    std::optional<expr::batch_evaluator> ev;
+    std::vector<expr::slot> piece;  // output columns of piece_rows rows each
+    std::size_t piece_rows = 0;
+    std::vector<expr::slot*> piece_cols;
+    std::vector<const expr::slot*> piece_in;
+    batch_state() = default;
+    batch_state(const batch_state&) noexcept {}
+    batch_state& operator=(const batch_state&) noexcept {
+      ev.reset();
+      piece_rows = 0;
+      return *this;
+    }
+    ~batch_state() = default;
+  };
+  batch_state batch_;
 };
 
 }  // namespace hwpc::metrics
