@@ -58,9 +58,13 @@ struct report_layout {
 
 namespace detail {
 
-consteval bool is_space(char c) { return c == ' ' || c == '\t'; }
+// The helpers are constexpr, not consteval: clang 14 does not count the body
+// of a consteval function template (parse_rows) as an immediate context and
+// rejects consteval calls there that read its locals. Called only from
+// parse_rows, they still run at compile time.
+constexpr bool is_space(char c) { return c == ' ' || c == '\t'; }
 
-consteval unsigned parse_number(std::string_view s) {
+constexpr unsigned parse_number(std::string_view s) {
   if (s.empty()) throw "layout: counter token without a number";
   unsigned v = 0;
   for (char c : s) {
@@ -70,7 +74,7 @@ consteval unsigned parse_number(std::string_view s) {
   return v;
 }
 
-consteval bool counter_token(std::string_view t, bank& k, unsigned& idx) {
+constexpr bool counter_token(std::string_view t, bank& k, unsigned& idx) {
   if (t.size() < 2) return false;
   switch (t[0]) {
     case 'A':
@@ -96,7 +100,7 @@ consteval bool counter_token(std::string_view t, bank& k, unsigned& idx) {
   return true;
 }
 
-consteval int bank_rank(bank k) { return static_cast<int>(k); }
+constexpr int bank_rank(bank k) { return static_cast<int>(k); }
 
 // Parses rows of 8 cells (see the header comment) into a report_layout.
 template <std::size_t R>
