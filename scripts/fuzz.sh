@@ -22,9 +22,9 @@ targets=(raw_reports oa_ring i915_stream recording xe_recording formula metric_x
 CXX=${FUZZ_CXX:-clang++} cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHWPC_FUZZ=ON -DHWPC_BUILD_TESTS=OFF -DHWPC_BUILD_BENCH=OFF -DHWPC_BUILD_EXAMPLES=OFF >/dev/null
 ninja -C "$build" -j"${FUZZ_BUILD_JOBS:-2}" "${targets[@]/#/hwpc_fuzz_}" >/dev/null
-# The seed generator uses the emulator, whose consteval tables need g++.
+# The seed generator: a plain program (no fuzzer runtime) built with the same compiler.
 if [ ! -x "$build/make_corpus" ] || [ tests/fuzz/make_corpus.cpp -nt "$build/make_corpus" ]; then
-  ${CORPUS_CXX:-g++} -std=c++20 -O1 -Iinclude tests/fuzz/make_corpus.cpp -o "$build/make_corpus"
+  ${CORPUS_CXX:-${FUZZ_CXX:-clang++}} -std=c++20 -O1 -Iinclude tests/fuzz/make_corpus.cpp -o "$build/make_corpus"
 fi
 rm -rf "$build/seeds"
 "$build/make_corpus" "$build/seeds" >/dev/null
