@@ -31,13 +31,14 @@ using namespace hwpc;
 struct jvalue {
   enum kind { null, boolean, number, string, array, object } k = null;
   std::string text;  // number text or string value
+  std::string key;   // a member's key, in its object's `members`
   std::vector<jvalue> items;
-  std::vector<std::pair<std::string, jvalue>> members;
-  const jvalue& operator[](const std::string& key) const {
-    for (const auto& [name, v] : members) {
-      if (name == key) return v;
+  std::vector<jvalue> members;  // in order; a pair<string, jvalue> would name an incomplete type
+  const jvalue& operator[](const std::string& name) const {
+    for (const jvalue& v : members) {
+      if (v.key == name) return v;
     }
-    ADD_FAILURE() << "no key " << key;
+    ADD_FAILURE() << "no key " << name;
     static const jvalue none;
     return none;
   }
@@ -101,7 +102,8 @@ class jparser {
       do {
         std::string key = str();
         EXPECT_TRUE(eat(':')) << "':' expected at " << i_;
-        v.members.emplace_back(std::move(key), value());
+        v.members.push_back(value());
+        v.members.back().key = std::move(key);
       } while (eat(','));
       EXPECT_TRUE(eat('}')) << "'}' expected at " << i_;
     } else if (c == '[') {
@@ -395,7 +397,7 @@ TEST(MaliRows, JsonParsesWithEveryNameEscaped) {
     EXPECT_EQ(o["reason"].k, jvalue::string);
     EXPECT_EQ(o["ctx_id"].k, jvalue::null);
     ASSERT_EQ(o.members.size(), 3 + gpu.table->counters.size() + 2);
-    EXPECT_EQ(o.members[3].first, d.schema.counters[0].name);
+    EXPECT_EQ(o.members[3].key, d.schema.counters[0].name);
     for (std::size_t i = 0; i < gpu.table->counters.size(); ++i) {
       ASSERT_EQ(o[d.schema.counters[i].name].text,
                 std::to_string(e.truth[k][gpu.table->counters[i].id]));

@@ -571,8 +571,12 @@ TEST(MetricsXeCorpus, EverySetWithinItsMaxOnPackedReports) {
   if (!std::filesystem::exists(xe_dir)) GTEST_SKIP() << "../shared is absent: " << xe_dir;
   std::size_t sets = 0, bounded = 0, checks = 0, values = 0, rounding = 0;
   std::uint64_t seed = 5;
-  for (const auto& [stem, p] :
+  for (const auto& file_and_platform :
        {std::pair{"oa-lnl", hi::platform::lnl}, std::pair{"oa-bmg", hi::platform::bmg}}) {
+    // Named copies, not a structured binding: the lambda below uses the
+    // name, and clang 14 cannot capture bindings.
+    const char* const stem = file_and_platform.first;
+    const hi::platform p = file_and_platform.second;
     auto loaded = hm::load_xml_file((xe_dir / (std::string(stem) + ".xml")).string());
     ASSERT_TRUE(loaded);
     const hm::intel_device dev = part(p, true);

@@ -177,9 +177,11 @@ int cmd_report(const std::vector<std::string>& args) {
                       " captures (--vendor intel, mali or adreno says which the capture is)",
                   exit_usage);
     }
+    // A named reference, not the binding: clang 14 cannot capture bindings.
+    const std::string& option = name;
     const bool flag =
         std::any_of(report_spec.options.begin(), report_spec.options.end(),
-                    [&](const option_spec& o) { return o.name == name && o.value_name.empty(); });
+                    [&](const option_spec& o) { return o.name == option && o.value_name.empty(); });
     for (const std::string& value : values) {
       forward.push_back("--" + name);
       if (!flag) forward.push_back(value);
