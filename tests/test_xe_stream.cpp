@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "hwpc/intel/rows.hpp"
@@ -50,10 +51,13 @@ TEST(XeStream, RowsFromBackToBackReportsWithALossBetween) {
   ASSERT_TRUE(s) << s.error_value().message;
   EXPECT_EQ(s->reports(), 4u);
   EXPECT_EQ(s->events(), 6u);
+  // A row's views are valid until the next row: the reasons and counters are copied.
   std::vector<row> rows;
+  std::vector<std::string> reasons;
   std::vector<std::vector<std::uint64_t>> counters;
   const accounting acc = for_each_row(*s, generation::xe2, {}, [&](row& r) {
     rows.push_back(r);
+    reasons.emplace_back(r.reason);
     counters.emplace_back(r.counters.begin(), r.counters.end());
   });
   // interval 0->1, report-lost, buffer-lost, interval 2->3.
@@ -62,7 +66,7 @@ TEST(XeStream, RowsFromBackToBackReportsWithALossBetween) {
   EXPECT_EQ(rows[0].report, 1u);
   EXPECT_EQ(rows[0].offset, 576u);
   EXPECT_EQ(rows[0].end - rows[0].begin, 100u);
-  EXPECT_EQ(rows[0].reason, "timer");
+  EXPECT_EQ(reasons[0], "timer");
   EXPECT_TRUE(rows[0].has_context);
   EXPECT_EQ(rows[0].context, 0x77u);
   ASSERT_EQ(counters[0].size(), 65u);  // GPU_TICKS, PEC0..63
@@ -71,10 +75,10 @@ TEST(XeStream, RowsFromBackToBackReportsWithALossBetween) {
     EXPECT_EQ(counters[0][1 + p], p == 5 ? 20u : p) << "PEC" << p;
   }
   EXPECT_TRUE(rows[1].lost);
-  EXPECT_EQ(rows[1].reason, "report-lost");
+  EXPECT_EQ(reasons[1], "report-lost");
   EXPECT_EQ(rows[1].offset, 2u * 576);
   EXPECT_TRUE(rows[2].lost);
-  EXPECT_EQ(rows[2].reason, "buffer-lost");
+  EXPECT_EQ(reasons[2], "buffer-lost");
   EXPECT_FALSE(rows[3].lost);
   EXPECT_EQ(rows[3].report, 3u);
   EXPECT_EQ(counters[3][1 + 5], 20u);  // 64-bit wrap between reports 2 and 3
