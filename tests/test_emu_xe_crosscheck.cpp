@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "emu_crosscheck_util.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/intel.hpp"
 #include "hwpc/intel/capture.hpp"
@@ -22,24 +23,8 @@ namespace {
 
 namespace emu = hwpc::emu;
 namespace intel = hwpc::intel;
-
-struct decoded_row {
-  std::size_t report = 0;
-  std::uint64_t timestamp = 0;
-  std::vector<std::uint64_t> deltas;
-};
-
-template <class Source>
-std::vector<decoded_row> via_capture(const Source& src, intel::generation gen) {
-  std::vector<decoded_row> out;
-  intel::for_each_delta(
-      src, gen,
-      [&](const intel::capture_interval& iv) {
-        out.push_back({iv.report, iv.timestamp, {iv.deltas.begin(), iv.deltas.end()}});
-      },
-      [](const intel::capture_discontinuity&) {});
-  return out;
-}
+using crosscheck::decoded_row;
+using crosscheck::via_capture;
 
 bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format& xf,
             std::vector<decoded_row>& out, std::string& why) {
@@ -63,12 +48,7 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format&
   }
   if (k == emu::output_kind::ring) {
     // The emulator's registers: the Gen8 addresses (docs/emulator.md).
-    auto reg = [&](std::uint32_t addr) -> std::uint32_t {
-      for (const auto& [a, v] : cap.ring.registers) {
-        if (a == addr) return v;
-      }
-      return 0;
-    };
+    auto reg = [&](std::uint32_t addr) { return crosscheck::ring_register(cap.ring, addr); };
     const auto regs =
         intel::oa_ring_registers::gen8(cap.ring.base, reg(0x2b0c), reg(0x2b10), reg(0x2b08));
     const bool oag =
@@ -109,17 +89,8 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format&
     why = buf.error_value().describe();
     return false;
   }
-  intel::for_each_interval(*buf, gen, [&](const intel::interval& iv) {
-    out.push_back({iv.report, iv.timestamp, {iv.deltas.begin(), iv.deltas.end()}});
-  });
+  out = crosscheck::via_intervals(*buf, gen);
   return true;
-}
-
-const char* kind_name(emu::output_kind k) {
-  return k == emu::output_kind::raw         ? "raw"
-         : k == emu::output_kind::xe_stream ? "xe-stream"
-         : k == emu::output_kind::ring      ? "ring"
-                                            : "xe-recording";
 }
 
 TEST(EmuXeCrosscheck, EveryXeFormatEveryFaultEveryOutput) {
@@ -136,22 +107,10 @@ TEST(EmuXeCrosscheck, EveryXeFormatEveryFaultEveryOutput) {
       EXPECT_EQ(xf->layout.size, ef.size()) << ef.name;
       for (unsigned seed = 0; seed < 2; ++seed) {
         for (unsigned faults = 0; faults < 32; ++faults) {
-          // Overflow runs alone and with every other fault, once per format.
-          if ((faults & 8) != 0 &&
-              ((faults != 8 && faults != 31) || seed != (static_cast<unsigned>(pi.id) & 1))) {
-            continue;
-          }
+          if (crosscheck::overflow_run_skipped(faults, seed, pi.id)) continue;
           if ((faults & 8) == 0 && faults % 3 != seed) continue;  // a third of the rest
-          emu::config c;
-          c.platform = pi.id;
-          c.format = std::string(ef.name);
+          emu::config c = crosscheck::matrix_config(pi.id, ef.name, seed, faults);
           c.kernel_driver = emu::driver::xe;
-          c.seed = 1000 * seed + faults + 7 * static_cast<unsigned>(pi.id);
-          c.reports = 24 + 8 * seed;
-          c.exponent = 4 + (faults + seed) % 7;
-          c.faults = {(faults & 1) != 0, (faults & 2) != 0, (faults & 4) != 0, (faults & 8) != 0,
-                      (faults & 16) != 0};
-          c.overrun_disable = seed == 1;
           auto cap = emu::emulate(c);
           ASSERT_TRUE(cap.has_value()) << cap.error_value().describe();
           ASSERT_EQ(cap->kernel_driver, emu::driver::xe);
@@ -174,18 +133,9 @@ TEST(EmuXeCrosscheck, EveryXeFormatEveryFaultEveryOutput) {
             std::string why;
             const bool ok = decode(*cap, k, *xf, got, why);
             ++checked;
-            bool same = ok && got.size() == truth->rows.size();
-            for (std::size_t i = 0; same && i < got.size(); ++i) {
-              same = got[i].timestamp == truth->rows[i].timestamp &&
-                     got[i].deltas == truth->rows[i].deltas &&
-                     (k == emu::output_kind::ring || got[i].report == truth->rows[i].report);
-            }
-            if (!same && ++failures <= 10) {
-              ADD_FAILURE() << pi.name << " " << ef.name << " " << kind_name(k)
-                            << " seed=" << c.seed << " faults=" << emu::to_string(c.faults)
-                            << " exp=" << c.exponent << " " << why << " rows " << got.size()
-                            << " vs truth " << truth->rows.size();
-            }
+            // Report indices are compared on every output but the ring.
+            crosscheck::matches_truth(ok, got, *truth, k != emu::output_kind::ring, pi.name, c, k,
+                                      why, failures);
           }
         }
       }
