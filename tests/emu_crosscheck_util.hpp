@@ -29,6 +29,14 @@ struct decoded_row {
   std::vector<std::uint64_t> deltas;
 };
 
+// Whether a reader (or the emulator) accepted its input; if not, `why` says
+// what it refused.
+template <class T>
+bool accepted(const hwpc::result<T>& r, std::string& why) {
+  if (!r) why = r.error_value().describe();
+  return r.has_value();
+}
+
 // The intervals of a reader that yields capture_events, by the delta layer.
 template <class Source>
 std::vector<decoded_row> via_capture(const Source& src, intel::generation gen) {

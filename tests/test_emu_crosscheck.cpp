@@ -28,10 +28,7 @@ using crosscheck::via_capture;
 bool decode(const emu::capture& cap, emu::output_kind k, const intel::report_format& f,
             std::vector<decoded_row>& out, std::string& why) {
   const auto bytes = emu::output_bytes(cap, k);
-  if (!bytes) {
-    why = bytes.error_value().describe();
-    return false;
-  }
+  if (!crosscheck::accepted(bytes, why)) return false;
   const hwpc::byte_span bs(bytes->data(), bytes->size());
   const intel::generation gen = cap.gen;
   switch (k) {
@@ -45,10 +42,7 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::report_for
     case emu::output_kind::i915_stream: {
       if (bs.empty()) return true;
       auto s = intel::i915_stream::make(bs, f);
-      if (!s) {
-        why = s.error_value().describe();
-        return false;
-      }
+      if (!crosscheck::accepted(s, why)) return false;
       out = via_capture(*s, gen);
       return true;
     }
@@ -56,10 +50,7 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::report_for
       intel::recording_options o;
       o.fallback_platform = cap.cfg.platform;
       auto r = intel::recording::make(bs, o);
-      if (!r) {
-        why = r.error_value().describe();
-        return false;
-      }
+      if (!crosscheck::accepted(r, why)) return false;
       out = via_capture(*r, gen);
       return true;
     }
@@ -71,10 +62,7 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::report_for
               ? intel::oa_ring_registers::gen7(reg(0x23b0), reg(0x2364), reg(0x2368))
               : intel::oa_ring_registers::gen8(rs.base, reg(0x2b0c), reg(0x2b10), reg(0x2b08));
       auto r = intel::oa_ring::make(bs, f, regs);
-      if (!r) {
-        why = r.error_value().describe();
-        return false;
-      }
+      if (!crosscheck::accepted(r, why)) return false;
       out = via_capture(*r, gen);
       return true;
     }

@@ -31,18 +31,12 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format&
   const intel::generation gen = cap.gen;
   if (k == emu::output_kind::xe_stream) {
     auto st = emu::xe_stream_of(cap);
-    if (!st) {
-      why = st.error_value().describe();
-      return false;
-    }
+    if (!crosscheck::accepted(st, why)) return false;
     std::vector<intel::xe_stream_loss> losses;
     for (const auto& l : st->losses) losses.push_back({l.offset, l.oa_status});
     auto s =
         intel::xe_stream::make(hwpc::byte_span(st->bytes.data(), st->bytes.size()), xf, losses);
-    if (!s) {
-      why = s.error_value().describe();
-      return false;
-    }
+    if (!crosscheck::accepted(s, why)) return false;
     out = via_capture(*s, gen);
     return true;
   }
@@ -55,27 +49,18 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format&
         xf.key.type == intel::xe_format_type::oag || xf.key.type == intel::xe_format_type::pec;
     auto r = intel::oa_ring::make(hwpc::byte_span(cap.ring.bytes.data(), cap.ring.bytes.size()),
                                   xf.layout, regs, intel::oa_ring_options::xe(gen, oag));
-    if (!r) {
-      why = r.error_value().describe();
-      return false;
-    }
+    if (!crosscheck::accepted(r, why)) return false;
     out = via_capture(*r, gen);
     return true;
   }
   const auto bytes = emu::output_bytes(cap, k);
-  if (!bytes) {
-    why = bytes.error_value().describe();
-    return false;
-  }
+  if (!crosscheck::accepted(bytes, why)) return false;
   const hwpc::byte_span bs(bytes->data(), bytes->size());
   if (k == emu::output_kind::xe_recording) {
     intel::xe_recording_options o;
     o.unverified_layouts = true;
     auto r = intel::xe_recording::make(bs, o);
-    if (!r) {
-      why = r.error_value().describe();
-      return false;
-    }
+    if (!crosscheck::accepted(r, why)) return false;
     if (&r->xe() != &xf || r->device_platform() != cap.cfg.platform) {
       why = "recording names another format or platform";
       return false;
@@ -85,10 +70,7 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format&
   }
   if (bs.empty()) return true;
   auto buf = intel::report_buffer::make(bs, xf.layout);
-  if (!buf) {
-    why = buf.error_value().describe();
-    return false;
-  }
+  if (!crosscheck::accepted(buf, why)) return false;
   out = crosscheck::via_intervals(*buf, gen);
   return true;
 }
