@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +28,23 @@ namespace {
 
 using namespace hwpc;
 using namespace hwpc::intel;
+
+// Every reader's iterator is a forward iterator over capture_events (they share
+// capture_event_iterator_types), so the range algorithms and the delta layer
+// take any of them.
+template <class Reader>
+constexpr bool yields_capture_events() {
+  using I = typename Reader::iterator;
+  using traits = std::iterator_traits<I>;
+  return std::forward_iterator<I> && std::same_as<typename traits::value_type, capture_event> &&
+         std::same_as<typename traits::iterator_category, std::forward_iterator_tag>;
+}
+static_assert(yields_capture_events<raw_capture>());
+static_assert(yields_capture_events<oa_ring>());
+static_assert(yields_capture_events<i915_stream>());
+static_assert(yields_capture_events<recording>());
+static_assert(yields_capture_events<xe_stream>());
+static_assert(yields_capture_events<xe_recording>());
 
 // What the reference produces for one interval.
 struct ref_interval {

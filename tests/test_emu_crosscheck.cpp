@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "emu_crosscheck_util.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/intel.hpp"
 #include "hwpc/intel/capture.hpp"
@@ -19,41 +20,15 @@ namespace {
 
 namespace emu = hwpc::emu;
 namespace intel = hwpc::intel;
-
-struct decoded_row {
-  std::size_t report = 0;
-  std::uint64_t timestamp = 0;
-  std::vector<std::uint64_t> deltas;
-};
-
-template <class Source>
-std::vector<decoded_row> via_capture(const Source& src, intel::generation gen) {
-  std::vector<decoded_row> out;
-  intel::for_each_delta(
-      src, gen,
-      [&](const intel::capture_interval& iv) {
-        out.push_back({iv.index, iv.timestamp, {iv.deltas.begin(), iv.deltas.end()}});
-      },
-      [](const intel::capture_discontinuity&) {});
-  return out;
-}
-
-std::uint32_t reg(const emu::ring_snapshot& r, std::uint32_t addr) {
-  for (const auto& [a, v] : r.registers) {
-    if (a == addr) return v;
-  }
-  return 0;
-}
+using crosscheck::decoded_row;
+using crosscheck::via_capture;
 
 // Decodes one output of a capture with the library's readers; nullopt-like
 // empty + ok=false when the reader refused it.
 bool decode(const emu::capture& cap, emu::output_kind k, const intel::report_format& f,
             std::vector<decoded_row>& out, std::string& why) {
   const auto bytes = emu::output_bytes(cap, k);
-  if (!bytes) {
-    why = bytes.error_value().describe();
-    return false;
-  }
+  if (!crosscheck::accepted(bytes, why)) return false;
   const hwpc::byte_span bs(bytes->data(), bytes->size());
   const intel::generation gen = cap.gen;
   switch (k) {
@@ -61,18 +36,13 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::report_for
       if (bs.empty()) return true;
       auto buf = intel::report_buffer::make(bs, f);
       if (!buf) break;
-      intel::for_each_interval(*buf, gen, [&](const intel::interval& iv) {
-        out.push_back({iv.report, iv.timestamp, {iv.deltas.begin(), iv.deltas.end()}});
-      });
+      out = crosscheck::via_intervals(*buf, gen);
       return true;
     }
     case emu::output_kind::i915_stream: {
       if (bs.empty()) return true;
       auto s = intel::i915_stream::make(bs, f);
-      if (!s) {
-        why = s.error_value().describe();
-        return false;
-      }
+      if (!crosscheck::accepted(s, why)) return false;
       out = via_capture(*s, gen);
       return true;
     }
@@ -80,25 +50,19 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::report_for
       intel::recording_options o;
       o.fallback_platform = cap.cfg.platform;
       auto r = intel::recording::make(bs, o);
-      if (!r) {
-        why = r.error_value().describe();
-        return false;
-      }
+      if (!crosscheck::accepted(r, why)) return false;
       out = via_capture(*r, gen);
       return true;
     }
     case emu::output_kind::ring: {
       const auto& rs = cap.ring;
+      auto reg = [&](std::uint32_t addr) { return crosscheck::ring_register(rs, addr); };
       const auto regs =
           intel::is_gen7_family(gen)
-              ? intel::oa_ring_registers::gen7(reg(rs, 0x23b0), reg(rs, 0x2364), reg(rs, 0x2368))
-              : intel::oa_ring_registers::gen8(rs.base, reg(rs, 0x2b0c), reg(rs, 0x2b10),
-                                               reg(rs, 0x2b08));
+              ? intel::oa_ring_registers::gen7(reg(0x23b0), reg(0x2364), reg(0x2368))
+              : intel::oa_ring_registers::gen8(rs.base, reg(0x2b0c), reg(0x2b10), reg(0x2b08));
       auto r = intel::oa_ring::make(bs, f, regs);
-      if (!r) {
-        why = r.error_value().describe();
-        return false;
-      }
+      if (!crosscheck::accepted(r, why)) return false;
       out = via_capture(*r, gen);
       return true;
     }
@@ -111,26 +75,6 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::report_for
   return false;
 }
 
-const char* kind_name(emu::output_kind k) {
-  switch (k) {
-    case emu::output_kind::raw:
-      return "raw";
-    case emu::output_kind::i915_stream:
-      return "i915-stream";
-    case emu::output_kind::recording:
-      return "recording";
-    case emu::output_kind::ring:
-      return "ring";
-    case emu::output_kind::mi_rpc:
-      return "mi-rpc";
-    case emu::output_kind::xe_stream:
-      return "xe-stream";
-    case emu::output_kind::xe_recording:
-      return "xe-recording";
-  }
-  return "?";
-}
-
 TEST(EmuCrosscheck, EveryFormatEveryFaultEveryOutput) {
   std::size_t checked = 0;
   std::size_t failures = 0;
@@ -141,22 +85,9 @@ TEST(EmuCrosscheck, EveryFormatEveryFaultEveryOutput) {
       ASSERT_NE(df, nullptr) << pi.name << " " << ef.name;
       for (unsigned seed = 0; seed < 2; ++seed) {
         for (unsigned faults = 0; faults < 32; ++faults) {
-          // Overflow runs write a whole buffer more (2048 reports of 64 bytes):
-          // to keep the file fast under sanitizers they run alone and with
-          // every other fault, once per format, overrun mode alternating.
-          if ((faults & 8) != 0 &&
-              ((faults != 8 && faults != 31) || seed != (static_cast<unsigned>(pi.id) & 1))) {
-            continue;
-          }
-          emu::config c;
-          c.platform = pi.id;
-          c.format = std::string(ef.name);
-          c.seed = 1000 * seed + faults + 7 * static_cast<unsigned>(pi.id);
-          c.reports = 24 + 8 * seed;
-          c.exponent = 4 + (faults + seed) % 7;
-          c.faults = {(faults & 1) != 0, (faults & 2) != 0, (faults & 4) != 0, (faults & 8) != 0,
-                      (faults & 16) != 0};
-          c.overrun_disable = seed == 1;
+          // Overflow runs write 2048 reports of 64 bytes more.
+          if (crosscheck::overflow_run_skipped(faults, seed, pi.id)) continue;
+          emu::config c = crosscheck::matrix_config(pi.id, ef.name, seed, faults);
           c.mi_rpc_every = faults % 3 == 0 ? 5 : 0;
           auto cap = emu::emulate(c);
           ASSERT_TRUE(cap.has_value()) << cap.error_value().describe();
@@ -172,18 +103,9 @@ TEST(EmuCrosscheck, EveryFormatEveryFaultEveryOutput) {
             std::string why;
             const bool ok = decode(*cap, k, *df, got, why);
             ++checked;
-            bool same = ok && got.size() == truth->rows.size();
-            for (std::size_t i = 0; same && i < got.size(); ++i) {
-              same = got[i].timestamp == truth->rows[i].timestamp &&
-                     got[i].deltas == truth->rows[i].deltas &&
-                     (k != emu::output_kind::raw || got[i].report == truth->rows[i].report);
-            }
-            if (!same && ++failures <= 10) {
-              ADD_FAILURE() << pi.name << " " << ef.name << " " << kind_name(k)
-                            << " seed=" << c.seed << " faults=" << emu::to_string(c.faults)
-                            << " exp=" << c.exponent << " " << why << " rows " << got.size()
-                            << " vs truth " << truth->rows.size();
-            }
+            // Report indices are compared on raw reports only.
+            crosscheck::matches_truth(ok, got, *truth, k == emu::output_kind::raw, pi.name, c, k,
+                                      why, failures);
           }
         }
       }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "emu_crosscheck_util.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/intel.hpp"
 #include "hwpc/intel/capture.hpp"
@@ -22,80 +23,44 @@ namespace {
 
 namespace emu = hwpc::emu;
 namespace intel = hwpc::intel;
-
-struct decoded_row {
-  std::size_t report = 0;
-  std::uint64_t timestamp = 0;
-  std::vector<std::uint64_t> deltas;
-};
-
-template <class Source>
-std::vector<decoded_row> via_capture(const Source& src, intel::generation gen) {
-  std::vector<decoded_row> out;
-  intel::for_each_delta(
-      src, gen,
-      [&](const intel::capture_interval& iv) {
-        out.push_back({iv.report, iv.timestamp, {iv.deltas.begin(), iv.deltas.end()}});
-      },
-      [](const intel::capture_discontinuity&) {});
-  return out;
-}
+using crosscheck::decoded_row;
+using crosscheck::via_capture;
 
 bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format& xf,
             std::vector<decoded_row>& out, std::string& why) {
   const intel::generation gen = cap.gen;
   if (k == emu::output_kind::xe_stream) {
     auto st = emu::xe_stream_of(cap);
-    if (!st) {
-      why = st.error_value().describe();
-      return false;
-    }
+    if (!crosscheck::accepted(st, why)) return false;
     std::vector<intel::xe_stream_loss> losses;
     for (const auto& l : st->losses) losses.push_back({l.offset, l.oa_status});
     auto s =
         intel::xe_stream::make(hwpc::byte_span(st->bytes.data(), st->bytes.size()), xf, losses);
-    if (!s) {
-      why = s.error_value().describe();
-      return false;
-    }
+    if (!crosscheck::accepted(s, why)) return false;
     out = via_capture(*s, gen);
     return true;
   }
   if (k == emu::output_kind::ring) {
     // The emulator's registers: the Gen8 addresses (docs/emulator.md).
-    auto reg = [&](std::uint32_t addr) -> std::uint32_t {
-      for (const auto& [a, v] : cap.ring.registers) {
-        if (a == addr) return v;
-      }
-      return 0;
-    };
+    auto reg = [&](std::uint32_t addr) { return crosscheck::ring_register(cap.ring, addr); };
     const auto regs =
         intel::oa_ring_registers::gen8(cap.ring.base, reg(0x2b0c), reg(0x2b10), reg(0x2b08));
     const bool oag =
         xf.key.type == intel::xe_format_type::oag || xf.key.type == intel::xe_format_type::pec;
     auto r = intel::oa_ring::make(hwpc::byte_span(cap.ring.bytes.data(), cap.ring.bytes.size()),
                                   xf.layout, regs, intel::oa_ring_options::xe(gen, oag));
-    if (!r) {
-      why = r.error_value().describe();
-      return false;
-    }
+    if (!crosscheck::accepted(r, why)) return false;
     out = via_capture(*r, gen);
     return true;
   }
   const auto bytes = emu::output_bytes(cap, k);
-  if (!bytes) {
-    why = bytes.error_value().describe();
-    return false;
-  }
+  if (!crosscheck::accepted(bytes, why)) return false;
   const hwpc::byte_span bs(bytes->data(), bytes->size());
   if (k == emu::output_kind::xe_recording) {
     intel::xe_recording_options o;
     o.unverified_layouts = true;
     auto r = intel::xe_recording::make(bs, o);
-    if (!r) {
-      why = r.error_value().describe();
-      return false;
-    }
+    if (!crosscheck::accepted(r, why)) return false;
     if (&r->xe() != &xf || r->device_platform() != cap.cfg.platform) {
       why = "recording names another format or platform";
       return false;
@@ -105,21 +70,9 @@ bool decode(const emu::capture& cap, emu::output_kind k, const intel::xe_format&
   }
   if (bs.empty()) return true;
   auto buf = intel::report_buffer::make(bs, xf.layout);
-  if (!buf) {
-    why = buf.error_value().describe();
-    return false;
-  }
-  intel::for_each_interval(*buf, gen, [&](const intel::interval& iv) {
-    out.push_back({iv.report, iv.timestamp, {iv.deltas.begin(), iv.deltas.end()}});
-  });
+  if (!crosscheck::accepted(buf, why)) return false;
+  out = crosscheck::via_intervals(*buf, gen);
   return true;
-}
-
-const char* kind_name(emu::output_kind k) {
-  return k == emu::output_kind::raw         ? "raw"
-         : k == emu::output_kind::xe_stream ? "xe-stream"
-         : k == emu::output_kind::ring      ? "ring"
-                                            : "xe-recording";
 }
 
 TEST(EmuXeCrosscheck, EveryXeFormatEveryFaultEveryOutput) {
@@ -136,22 +89,10 @@ TEST(EmuXeCrosscheck, EveryXeFormatEveryFaultEveryOutput) {
       EXPECT_EQ(xf->layout.size, ef.size()) << ef.name;
       for (unsigned seed = 0; seed < 2; ++seed) {
         for (unsigned faults = 0; faults < 32; ++faults) {
-          // Overflow runs alone and with every other fault, once per format.
-          if ((faults & 8) != 0 &&
-              ((faults != 8 && faults != 31) || seed != (static_cast<unsigned>(pi.id) & 1))) {
-            continue;
-          }
+          if (crosscheck::overflow_run_skipped(faults, seed, pi.id)) continue;
           if ((faults & 8) == 0 && faults % 3 != seed) continue;  // a third of the rest
-          emu::config c;
-          c.platform = pi.id;
-          c.format = std::string(ef.name);
+          emu::config c = crosscheck::matrix_config(pi.id, ef.name, seed, faults);
           c.kernel_driver = emu::driver::xe;
-          c.seed = 1000 * seed + faults + 7 * static_cast<unsigned>(pi.id);
-          c.reports = 24 + 8 * seed;
-          c.exponent = 4 + (faults + seed) % 7;
-          c.faults = {(faults & 1) != 0, (faults & 2) != 0, (faults & 4) != 0, (faults & 8) != 0,
-                      (faults & 16) != 0};
-          c.overrun_disable = seed == 1;
           auto cap = emu::emulate(c);
           ASSERT_TRUE(cap.has_value()) << cap.error_value().describe();
           ASSERT_EQ(cap->kernel_driver, emu::driver::xe);
@@ -174,18 +115,9 @@ TEST(EmuXeCrosscheck, EveryXeFormatEveryFaultEveryOutput) {
             std::string why;
             const bool ok = decode(*cap, k, *xf, got, why);
             ++checked;
-            bool same = ok && got.size() == truth->rows.size();
-            for (std::size_t i = 0; same && i < got.size(); ++i) {
-              same = got[i].timestamp == truth->rows[i].timestamp &&
-                     got[i].deltas == truth->rows[i].deltas &&
-                     (k == emu::output_kind::ring || got[i].report == truth->rows[i].report);
-            }
-            if (!same && ++failures <= 10) {
-              ADD_FAILURE() << pi.name << " " << ef.name << " " << kind_name(k)
-                            << " seed=" << c.seed << " faults=" << emu::to_string(c.faults)
-                            << " exp=" << c.exponent << " " << why << " rows " << got.size()
-                            << " vs truth " << truth->rows.size();
-            }
+            // Report indices are compared on every output but the ring.
+            crosscheck::matches_truth(ok, got, *truth, k != emu::output_kind::ring, pi.name, c, k,
+                                      why, failures);
           }
         }
       }

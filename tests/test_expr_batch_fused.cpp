@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hwpc/expr.hpp"
+#include "xorshift.hpp"
 
 namespace {
 
@@ -19,16 +20,7 @@ namespace ex = hwpc::expr;
 using hwpc::expr::value;
 using hwpc::expr::vtype;
 
-struct rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-  std::uint64_t below(std::uint64_t n) { return next() % n; }
-};
+using rng = hwpc::testing::xorshift64;
 
 // Dividends and conversion inputs near the places where rounding or carries
 // change: 0, powers of two and their neighbours, all-ones, random widths.

@@ -12,6 +12,7 @@
 
 #include "hwpc/expr.hpp"
 #include "tool_runner.hpp"
+#include "xorshift.hpp"
 
 namespace {
 
@@ -145,16 +146,7 @@ TEST(ExprEval, BindingVariablesFolds) {
 
 // ---- random formulas: infix vs RPN vs reference, batch vs scalar -----------
 
-struct rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-  std::uint64_t below(std::uint64_t n) { return next() % n; }
-};
+using rng = hwpc::testing::xorshift64;
 
 constexpr int input_count = 6;
 

@@ -10,6 +10,7 @@
 #include "hwpc/expr.hpp"
 #include "hwpc/metrics/metric_set.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
+#include "xorshift.hpp"
 
 namespace {
 
@@ -336,13 +337,8 @@ TEST_F(SklRenderBasic, BatchEqualsScalarOverRandomDeltas) {
   auto b = compiled_->bind(device());
   ASSERT_TRUE(b);
   const std::size_t rows = 777;
-  std::uint64_t s = 42;
-  auto next = [&] {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  };
+  hwpc::testing::xorshift64 g{42};
+  auto next = [&] { return g.next(); };
   std::vector<std::vector<std::uint64_t>> in(b->inputs().size(), std::vector<std::uint64_t>(rows));
   for (auto& c : in) {
     for (auto& v : c)

@@ -14,6 +14,7 @@
 #include "hwpc/output/html_report.hpp"
 #include "hwpc/output/summary.hpp"
 #include "hwpc/output/text.hpp"
+#include "xorshift.hpp"
 
 namespace {
 
@@ -359,11 +360,12 @@ TEST(HtmlReport, AMillionIntervalsStayBelowOneMebibyte) {
   html::report_writer w(page, s, o);
   std::vector<std::uint64_t> counters(s.counters.size());
   std::vector<cell> metrics(s.metrics.size());
-  std::uint64_t x = 0x9e3779b97f4a7c15u, t = 0;
+  hwpc::testing::xorshift64 g{0x9e3779b97f4a7c15u};  // values of every size
+  std::uint64_t x = 0, t = 0;
   hwpc::accounting acc;
   for (std::uint64_t k = 0; k < 1'000'000; ++k) {
     for (auto& c : counters) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64: values of every size
+      x = g.next();
       c = x >> 20;
     }
     for (auto& m : metrics) m = cell::f(static_cast<double>(x % 10'000) / 100);

@@ -18,6 +18,7 @@
 #include "hwpc/output/json.hpp"
 #include "hwpc/output/summary.hpp"
 #include "tool_runner.hpp"
+#include "xorshift.hpp"
 
 namespace {
 
@@ -279,13 +280,8 @@ namespace {
 // Writes a mix of everything text_buffer offers, long enough to cross its
 // 64 KiB flush point many times, with fields larger than its spare room.
 void write_mix(text_buffer& out, std::uint64_t seed) {
-  std::uint64_t x = seed;
-  auto next = [&x] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  hwpc::testing::xorshift64 g{seed};
+  auto next = [&g] { return g.next(); };
   const std::string big(70'000, 'q');
   for (int i = 0; i < 20'000; ++i) {
     const std::uint64_t v = next();

@@ -23,6 +23,17 @@
 
 namespace hwpc::adreno {
 
+// Registers `first` to `last`, both included.
+struct register_range {
+  std::uint32_t first = 0;
+  std::uint32_t last = 0;
+
+  constexpr bool contains(std::uint32_t r) const noexcept { return r >= first && r <= last; }
+  constexpr bool overlaps(register_range o) const noexcept {
+    return first <= o.last && o.first <= last;
+  }
+};
+
 struct counter_group {
   std::string_view name;        // "CP", "RBBM", ...
   std::uint32_t select_base;    // SELECT register of counter 0
@@ -35,6 +46,14 @@ struct counter_group {
   constexpr std::uint32_t select_reg(std::uint32_t n) const noexcept { return select_base + n; }
   constexpr std::uint32_t lo_reg(std::uint32_t n) const noexcept { return counter_base + 2 * n; }
   constexpr std::uint32_t hi_reg(std::uint32_t n) const noexcept { return lo_reg(n) + 1; }
+  // The SELECT registers, and the LO/HI pairs, of every counter the register
+  // file has.
+  constexpr register_range select_registers() const noexcept {
+    return {select_reg(0), select_reg(last_register)};
+  }
+  constexpr register_range counter_registers() const noexcept {
+    return {lo_reg(0), hi_reg(last_register)};
+  }
   constexpr std::string_view countable(std::uint32_t v) const noexcept {
     return v < countables.size() ? countables[v] : std::string_view{};
   }
@@ -64,17 +83,32 @@ constexpr bool registers_disjoint() {
   for (const auto& a : a5xx_groups) {
     for (const auto& b : a5xx_groups) {
       if (&a == &b) continue;
-      const bool sel = a.select_base <= b.select_base + b.last_register &&
-                       b.select_base <= a.select_base + a.last_register;
-      const bool ctr = a.counter_base <= b.counter_base + 2 * b.last_register + 1 &&
-                       b.counter_base <= a.counter_base + 2 * a.last_register + 1;
-      if (sel || ctr) return false;
+      if (a.select_registers().overlaps(b.select_registers()) ||
+          a.counter_registers().overlaps(b.counter_registers())) {
+        return false;
+      }
     }
   }
   return true;
 }
 static_assert(std::size(a5xx_groups) == 15);
 static_assert(registers_disjoint());
+
+// One kind of a group's registers: &counter_group::select_registers or
+// &counter_group::counter_registers.
+using registers_of = register_range (counter_group::*)() const noexcept;
+
+// The range from the lowest to the highest register of one kind over every
+// group.
+constexpr register_range all_groups(registers_of of) noexcept {
+  register_range all{~0u, 0};
+  for (const auto& g : a5xx_groups) {
+    const register_range r = (g.*of)();
+    all.first = r.first < all.first ? r.first : all.first;
+    all.last = r.last > all.last ? r.last : all.last;
+  }
+  return all;
+}
 }  // namespace detail
 
 inline constexpr std::span<const counter_group> a5xx_counter_groups{detail::a5xx_groups};
@@ -96,26 +130,23 @@ struct counter_ref {
   bool reserved() const noexcept { return counter < group->first_user; }
 };
 
-// The span of registers holding counter values (every group's LO/HI pairs).
-inline constexpr std::uint32_t first_counter_register = [] {
-  std::uint32_t m = ~0u;
-  for (const auto& g : detail::a5xx_groups) m = g.counter_base < m ? g.counter_base : m;
-  return m;
-}();
-inline constexpr std::uint32_t last_counter_register = [] {
-  std::uint32_t m = 0;
-  for (const auto& g : detail::a5xx_groups) {
-    const std::uint32_t hi = g.counter_base + 2 * g.last_register + 1;
-    m = hi > m ? hi : m;
-  }
-  return m;
-}();
+// The span of SELECT registers (every group's counters), and that of the
+// registers holding counter values (every group's LO/HI pairs).
+inline constexpr register_range all_select_registers =
+    detail::all_groups(&counter_group::select_registers);
+inline constexpr register_range all_counter_registers =
+    detail::all_groups(&counter_group::counter_registers);
+inline constexpr std::uint32_t first_select_register = all_select_registers.first;
+inline constexpr std::uint32_t last_select_register = all_select_registers.last;
+inline constexpr std::uint32_t first_counter_register = all_counter_registers.first;
+inline constexpr std::uint32_t last_counter_register = all_counter_registers.last;
+static_assert(first_select_register == 0x046b && last_select_register == 0x0f16);
 static_assert(first_counter_register == 0x03a0 && last_counter_register == 0x0459);
 
 // The counter whose SELECT register is `r`.
 constexpr std::optional<counter_ref> find_select(std::uint32_t r) noexcept {
   for (const auto& g : a5xx_counter_groups) {
-    if (r >= g.select_base && r <= g.select_base + g.last_register) {
+    if (g.select_registers().contains(r)) {
       return counter_ref{&g, r - g.select_base, false};
     }
   }
@@ -125,7 +156,7 @@ constexpr std::optional<counter_ref> find_select(std::uint32_t r) noexcept {
 // The counter whose LO or HI register is `r`.
 constexpr std::optional<counter_ref> find_counter(std::uint32_t r) noexcept {
   for (const auto& g : a5xx_counter_groups) {
-    if (r >= g.counter_base && r <= g.counter_base + 2 * g.last_register + 1) {
+    if (g.counter_registers().contains(r)) {
       return counter_ref{&g, (r - g.counter_base) / 2, ((r - g.counter_base) & 1) != 0};
     }
   }

@@ -160,11 +160,105 @@ struct recording_identity {
   std::string metric_set_uuid;
 };
 
+// The records both IGT recorder families write alike (the i915-perf and the
+// xe-perf recorder; only their record numbers differ).
+namespace detail {
+
+// VERSION {u32 version; u32 pad}.
+inline void put_version(std::vector<std::byte>& out, std::uint32_t type) {
+  put_header(out, type, record_header_size + 8);
+  put_u32(out, recording_version);
+  put_u32(out, 0);
+}
+
+// A uuid-shaped string made from the seed, the platform and `format_tag`.
+inline std::string emulated_uuid(const capture& cap, std::uint32_t format_tag) {
+  char u[36] = {};
+  const auto hex = [](std::uint64_t v, int digits, char* at) {
+    for (int i = digits - 1; i >= 0; --i, v >>= 4) at[i] = "0123456789abcdef"[v & 0xf];
+  };
+  hex(cap.cfg.seed >> 32, 8, u);
+  u[8] = '-';
+  hex(static_cast<std::uint64_t>(cap.cfg.platform), 4, u + 9);
+  u[13] = '-';
+  hex(0x4000u | format_tag, 4, u + 14);
+  u[18] = '-';
+  hex(0x8000u, 4, u + 19);
+  u[23] = '-';
+  hex(cap.cfg.seed & 0xffffffffffffull, 12, u + 24);
+  return std::string(u, 36);
+}
+
+// DEVICE_INFO (packed, 336 bytes; frequencies in Hz). `oa_format` is the
+// family's number for the format (an i915 uapi id, IGT's Xe format number).
+// The metric set is the one `id` names, else "Emulated<format>" with the
+// uuid emulated_uuid(cap, uuid_tag).
+inline result<void> put_device_info(std::vector<std::byte>& out, const capture& cap,
+                                    std::uint32_t type, std::uint32_t oa_format,
+                                    std::uint32_t uuid_tag, const recording_identity& id) {
+  if (id.metric_set_name.size() >= 256 || id.metric_set_uuid.size() >= 40) {
+    return make_error(errc::out_of_range, 0,
+                      "metric set name (255 bytes) or uuid (39 bytes) too long for DEVICE_INFO");
+  }
+  const sku& dev = device_of(cap.cfg);
+  put_header(out, type, record_header_size + device_info_size);
+  const std::size_t info_at = out.size();
+  put_u64(out, cap.timestamp_hz);  // the OA unit's timestamp frequency
+  put_u32(out, device_ids[static_cast<std::size_t>(cap.cfg.platform)]);
+  put_u32(out, 0);  // device_revision: the recorders never fill it
+  put_u32(out, dev.min_mhz * 1'000'000u);
+  put_u32(out, dev.max_mhz * 1'000'000u);
+  put_u32(out, 0);  // engine_class: render
+  put_u32(out, 0);  // engine_instance
+  put_u32(out, oa_format);
+  put_text(
+      out,
+      id.metric_set_name.empty() ? "Emulated" + std::string(cap.format->name) : id.metric_set_name,
+      256);
+  put_text(out, id.metric_set_uuid.empty() ? emulated_uuid(cap, uuid_tag) : id.metric_set_uuid, 40);
+  put_u32(out, 0);  // pad
+  if (out.size() - info_at != device_info_size) {
+    return make_error(errc::inconsistent, info_at, "device info is not 336 bytes");
+  }
+  return {};
+}
+
+// TIMESTAMP_CORRELATION {u64 cpu ns; u64 gpu timestamp}, `total_ticks` after
+// the capture's start.
+inline void put_correlation(std::vector<std::byte>& out, const capture& cap, std::uint32_t type,
+                            std::uint64_t total_ticks) {
+  put_header(out, type, record_header_size + 16);
+  const std::uint64_t hz = cap.timestamp_hz;
+  const std::uint64_t ns =
+      total_ticks / hz * 1'000'000'000u + total_ticks % hz * 1'000'000'000u / hz;
+  put_u64(out, recording_cpu_epoch_ns + ns);
+  put_u64(out, cap.start.timestamp + total_ticks);
+}
+
+// The two correlation points that bracket every report: one timer period
+// before the first report (or the capture's start) and one after the last.
+// IGT's reader extrapolates before the first point but asserts when a report
+// is not strictly before the last one, and IGT's recorder takes its closing
+// point after the capture.
+struct correlation_points {
+  std::uint64_t before = 0;
+  std::uint64_t after = 0;
+};
+inline correlation_points bracketing_correlations(const capture& cap) {
+  std::uint64_t first = 0, last = 0;
+  if (!cap.reports.empty()) {
+    first = cap.reports.front().at.timestamp;
+    last = cap.reports.back().at.timestamp;
+  }
+  const std::uint64_t period = cap.period_ticks == 0 ? 1 : cap.period_ticks;
+  return {first >= period ? first - period : 0, last + period};
+}
+
+}  // namespace detail
+
 // An IGT recording: VERSION, DEVICE_INFO, DEVICE_TOPOLOGY, a
-// TIMESTAMP_CORRELATION, the stream's records, and a closing correlation.
-// The two correlation points bracket every report: IGT's reader extrapolates
-// before the first point but asserts when a report is not strictly before
-// the last one, and IGT's recorder takes its closing point after the capture.
+// TIMESTAMP_CORRELATION, the stream's records, and a closing correlation
+// (detail::bracketing_correlations).
 inline result<std::vector<std::byte>> recording(const capture& cap,
                                                 const recording_identity& id = {}) {
   if (cap.format->uapi_id < 0) {
@@ -175,51 +269,13 @@ inline result<std::vector<std::byte>> recording(const capture& cap,
   auto stream = i915_stream(cap);
   if (!stream) return stream.error_value();
   std::vector<std::byte> out;
-  using detail::put_u32;
-  using detail::put_u64;
-  // VERSION {u32 version; u32 pad}
-  detail::put_header(out, record_type::version, record_header_size + 8);
-  put_u32(out, recording_version);
-  put_u32(out, 0);
-  // DEVICE_INFO (packed, 336 bytes). Frequencies in Hz.
-  detail::put_header(out, record_type::device_info, record_header_size + device_info_size);
-  const std::size_t info_at = out.size();
-  put_u64(out, cap.timestamp_hz);
-  put_u32(out, detail::device_ids[static_cast<std::size_t>(cap.cfg.platform)]);
-  put_u32(out, 0);  // device_revision
-  put_u32(out, device_of(cap.cfg).min_mhz * 1'000'000u);
-  put_u32(out, device_of(cap.cfg).max_mhz * 1'000'000u);
-  put_u32(out, 0);  // engine_class: render
-  put_u32(out, 0);  // engine_instance
-  put_u32(out, static_cast<std::uint32_t>(cap.format->uapi_id));
-  if (id.metric_set_name.size() >= 256 || id.metric_set_uuid.size() >= 40) {
-    return make_error(errc::out_of_range, 0,
-                      "metric set name (255 bytes) or uuid (39 bytes) too long for DEVICE_INFO");
-  }
-  detail::put_text(
-      out,
-      id.metric_set_name.empty() ? "Emulated" + std::string(cap.format->name) : id.metric_set_name,
-      256);
-  char uuid[40] = {};
-  const auto hex = [](std::uint64_t v, int digits, char* at) {
-    for (int i = digits - 1; i >= 0; --i, v >>= 4) at[i] = "0123456789abcdef"[v & 0xf];
-  };
-  hex(cap.cfg.seed >> 32, 8, uuid);
-  uuid[8] = '-';
-  hex(static_cast<std::uint64_t>(cap.cfg.platform), 4, uuid + 9);
-  uuid[13] = '-';
-  hex(0x4000u | cap.format->counter_select, 4, uuid + 14);
-  uuid[18] = '-';
-  hex(0x8000u, 4, uuid + 19);
-  uuid[23] = '-';
-  hex(cap.cfg.seed & 0xffffffffffffull, 12, uuid + 24);
-  detail::put_text(out,
-                   id.metric_set_uuid.empty() ? std::string_view(uuid, 36)
-                                              : std::string_view(id.metric_set_uuid),
-                   40);
-  put_u32(out, 0);  // pad
-  if (out.size() - info_at != device_info_size) {
-    return make_error(errc::inconsistent, info_at, "device info is not 336 bytes");
+  detail::put_version(out, record_type::version);
+  // The made-up uuid names the format by its counter select.
+  if (auto info = detail::put_device_info(out, cap, record_type::device_info,
+                                          static_cast<std::uint32_t>(cap.format->uapi_id),
+                                          cap.format->counter_select, id);
+      !info) {
+    return info.error_value();
   }
   // DEVICE_TOPOLOGY: drm_i915_query_topology_info of the platform's SKU
   // (sku.hpp, fused-off units cleared), padded to 8 bytes.
@@ -255,26 +311,11 @@ inline result<std::vector<std::byte>> recording(const capture& cap,
     out.insert(out.end(), mask.begin(), mask.end());
     out.resize(out.size() + (padded - body), std::byte{0});
   }
-  // TIMESTAMP_CORRELATION {u64 cpu ns; u64 gpu timestamp} around the stream.
-  const auto correlation = [&](std::uint64_t total_ticks) {
-    detail::put_header(out, record_type::timestamp_correlation, record_header_size + 16);
-    const std::uint64_t hz = cap.timestamp_hz;
-    const std::uint64_t ns =
-        total_ticks / hz * 1'000'000'000u + total_ticks % hz * 1'000'000'000u / hz;
-    put_u64(out, recording_cpu_epoch_ns + ns);
-    put_u64(out, cap.start.timestamp + total_ticks);
-  };
-  std::uint64_t first = 0, last = 0;
-  if (!cap.reports.empty()) {
-    first = cap.reports.front().at.timestamp;
-    last = cap.reports.back().at.timestamp;
-  }
-  // One timer period before the first report (or the capture's start) and
-  // one after the last.
-  const std::uint64_t period = cap.period_ticks == 0 ? 1 : cap.period_ticks;
-  correlation(first >= period ? first - period : 0);
+  // TIMESTAMP_CORRELATION records around the stream.
+  const detail::correlation_points points = detail::bracketing_correlations(cap);
+  detail::put_correlation(out, cap, record_type::timestamp_correlation, points.before);
   out.insert(out.end(), stream->begin(), stream->end());
-  correlation(last + period);
+  detail::put_correlation(out, cap, record_type::timestamp_correlation, points.after);
   return out;
 }
 

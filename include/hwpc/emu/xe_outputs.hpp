@@ -18,9 +18,9 @@ namespace hwpc::emu {
 // IGT's xe-perf record types (FACTS-xe section 7): SAMPLE and the two loss
 // records keep the i915 values, the header records are 4..7.
 namespace xe_record_type {
-inline constexpr std::uint32_t sample = 1;
-inline constexpr std::uint32_t oa_report_lost = 2;
-inline constexpr std::uint32_t oa_buffer_lost = 3;
+inline constexpr std::uint32_t sample = record_type::sample;
+inline constexpr std::uint32_t oa_report_lost = record_type::oa_report_lost;
+inline constexpr std::uint32_t oa_buffer_lost = record_type::oa_buffer_lost;
 inline constexpr std::uint32_t version = 4;
 inline constexpr std::uint32_t device_info = 5;
 inline constexpr std::uint32_t device_topology = 6;
@@ -108,56 +108,18 @@ inline result<std::vector<std::byte>> xe_recording(const capture& cap,
     return make_error(errc::unknown_format, 0,
                       std::string(cap.format->name) + " has no IGT xe format number");
   }
-  if (id.metric_set_name.size() >= 256 || id.metric_set_uuid.size() >= 40) {
-    return make_error(errc::out_of_range, 0,
-                      "metric set name (255 bytes) or uuid (39 bytes) too long for DEVICE_INFO");
-  }
   std::vector<std::byte> out;
-  using detail::put_u16;
-  using detail::put_u32;
-  using detail::put_u64;
-  detail::put_header(out, xe_record_type::version, record_header_size + 8);
-  put_u32(out, recording_version);
-  put_u32(out, 0);
+  detail::put_version(out, xe_record_type::version);
+  // The IGT format number is DEVICE_INFO's oa_format and names the format in
+  // the made-up uuid.
+  const auto igt_format = static_cast<std::uint32_t>(cap.format->igt_id);
+  if (auto info = detail::put_device_info(out, cap, xe_record_type::device_info, igt_format,
+                                          igt_format, id);
+      !info) {
+    return info.error_value();
+  }
 
   const sku& dev = device_of(cap.cfg);
-  detail::put_header(out, xe_record_type::device_info, record_header_size + device_info_size);
-  const std::size_t info_at = out.size();
-  put_u64(out, cap.timestamp_hz);  // the OA unit's oa_timestamp_freq
-  put_u32(out, detail::device_ids[static_cast<std::size_t>(cap.cfg.platform)]);
-  put_u32(out, 0);  // device_revision: the recorder never fills it
-  put_u32(out, dev.min_mhz * 1'000'000u);
-  put_u32(out, dev.max_mhz * 1'000'000u);
-  put_u32(out, 0);  // engine_class: render
-  put_u32(out, 0);  // engine_instance
-  put_u32(out, static_cast<std::uint32_t>(cap.format->igt_id));
-  detail::put_text(
-      out,
-      id.metric_set_name.empty() ? "Emulated" + std::string(cap.format->name) : id.metric_set_name,
-      256);
-  std::string uuid = id.metric_set_uuid;
-  if (uuid.empty()) {
-    // Made from the seed, platform and IGT format number, uuid-shaped.
-    char u[37] = {};
-    const auto hex = [](std::uint64_t v, int digits, char* at) {
-      for (int i = digits - 1; i >= 0; --i, v >>= 4) at[i] = "0123456789abcdef"[v & 0xf];
-    };
-    hex(cap.cfg.seed >> 32, 8, u);
-    u[8] = '-';
-    hex(static_cast<std::uint64_t>(cap.cfg.platform), 4, u + 9);
-    u[13] = '-';
-    hex(0x4000u | static_cast<unsigned>(cap.format->igt_id), 4, u + 14);
-    u[18] = '-';
-    hex(0x8000u, 4, u + 19);
-    u[23] = '-';
-    hex(cap.cfg.seed & 0xffffffffffffull, 12, u + 24);
-    uuid.assign(u, 36);
-  }
-  detail::put_text(out, uuid, 40);
-  put_u32(out, 0);  // pad
-  if (out.size() - info_at != device_info_size) {
-    return make_error(errc::inconsistent, info_at, "device info is not 336 bytes");
-  }
 
   // DEVICE_TOPOLOGY: one slice, the DSS mask of every slice's Xe-cores, one
   // EU mask (the first present DSS's) repeated for every DSS position.
@@ -173,7 +135,7 @@ inline result<std::vector<std::byte>> xe_recording(const capture& cap,
     detail::put_header(out, xe_record_type::device_topology, record_header_size + padded);
     for (std::uint16_t v : {std::uint16_t{0}, std::uint16_t{1}, static_cast<std::uint16_t>(dss),
                             dev.max_eus, ss_offset, ss_stride, eu_offset, eu_stride}) {
-      put_u16(out, v);
+      detail::put_u16(out, v);
     }
     std::vector<std::byte> mask(data, std::byte{0});
     mask[0] = std::byte{1};
@@ -195,21 +157,8 @@ inline result<std::vector<std::byte>> xe_recording(const capture& cap,
     out.resize(out.size() + (padded - body), std::byte{0});
   }
 
-  const auto correlation = [&](std::uint64_t total_ticks) {
-    detail::put_header(out, xe_record_type::timestamp_correlation, record_header_size + 16);
-    const std::uint64_t hz = cap.timestamp_hz;
-    const std::uint64_t ns =
-        total_ticks / hz * 1'000'000'000u + total_ticks % hz * 1'000'000'000u / hz;
-    put_u64(out, recording_cpu_epoch_ns + ns);
-    put_u64(out, cap.start.timestamp + total_ticks);
-  };
-  std::uint64_t first = 0, last = 0;
-  if (!cap.reports.empty()) {
-    first = cap.reports.front().at.timestamp;
-    last = cap.reports.back().at.timestamp;
-  }
-  const std::uint64_t period = cap.period_ticks == 0 ? 1 : cap.period_ticks;
-  correlation(first >= period ? first - period : 0);
+  const detail::correlation_points points = detail::bracketing_correlations(cap);
+  detail::put_correlation(out, cap, xe_record_type::timestamp_correlation, points.before);
   // The stream as records: a loss record where a read failed.
   const std::size_t rsize = cap.report_size();
   std::size_t next_loss = 0;
@@ -230,7 +179,7 @@ inline result<std::vector<std::byte>> xe_recording(const capture& cap,
                stream->bytes.begin() + static_cast<std::ptrdiff_t>(at + rsize));
   }
   put_losses_at(stream->bytes.size());
-  correlation(last + period);
+  detail::put_correlation(out, cap, xe_record_type::timestamp_correlation, points.after);
   return out;
 }
 

@@ -68,6 +68,16 @@ struct capture_event {
   constexpr report_view report() const noexcept { return {data, *format}; }
 };
 
+// The member types of every reader's iterator: a forward iterator that yields
+// capture_events by value (each is a view, made on dereference).
+struct capture_event_iterator_types {
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = capture_event;
+  using difference_type = std::ptrdiff_t;
+  using reference = capture_event;
+  using pointer = void;
+};
+
 constexpr capture_event report_event(const std::byte* data, const report_format& f,
                                      std::size_t offset, std::size_t index) noexcept {
   capture_event e;
@@ -93,14 +103,8 @@ constexpr capture_event marker_event(event_kind k, std::size_t offset,
 // slots included (the delta layer skips and counts them).
 class raw_capture {
  public:
-  class iterator {
+  class iterator : public capture_event_iterator_types {
    public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = capture_event;
-    using difference_type = std::ptrdiff_t;
-    using reference = capture_event;
-    using pointer = void;
-
     constexpr iterator() = default;
     constexpr iterator(const std::byte* data, const report_format* f, std::size_t base,
                        std::size_t i) noexcept

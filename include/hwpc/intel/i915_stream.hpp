@@ -16,7 +16,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <string>
 
 #include "hwpc/core/bytes.hpp"
@@ -156,14 +155,8 @@ constexpr bool is_stream_record(std::uint32_t type) noexcept {
 // supplies settle(): how far to move on until it stands on a record it yields
 // (or the end). Streams and recordings share this walk.
 template <class Derived>
-class record_cursor {
+class record_cursor : public capture_event_iterator_types {
  public:
-  using iterator_category = std::forward_iterator_tag;
-  using value_type = capture_event;
-  using difference_type = std::ptrdiff_t;
-  using reference = capture_event;
-  using pointer = void;
-
   Derived& operator++() noexcept {
     advance();
     self().settle();

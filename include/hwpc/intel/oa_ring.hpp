@@ -41,7 +41,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
 #include <span>
 #include <string>
 
@@ -139,14 +138,8 @@ constexpr std::size_t oa_ring_circ_size(std::size_t size, std::size_t rs,
 
 class oa_ring {
  public:
-  class iterator {
+  class iterator : public capture_event_iterator_types {
    public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = capture_event;
-    using difference_type = std::ptrdiff_t;
-    using reference = capture_event;
-    using pointer = void;
-
     iterator() = default;
     iterator(const oa_ring* r, std::size_t step) noexcept : r_(r), step_(step) { skip_invalid(); }
     capture_event operator*() const noexcept { return r_->event_at(step_); }

@@ -54,6 +54,30 @@ inline constexpr std::size_t u40_slots = limits.u40_slots;
 // Runs longer than this are split so that 32-bit lane counts cannot overflow.
 inline constexpr std::size_t max_run_chunk = std::size_t{1} << 31;
 
+// Whether the report at `r` was never written by the OA unit: its RPT_ID
+// (dword 0) is zero. Every kernel's run ends before the first such report.
+inline bool rpt_id_zero(const std::byte* r) noexcept {
+  std::uint32_t id;
+  std::memcpy(&id, r, 4);
+  return id == 0;
+}
+
+// Walks the run of `n` reports of `size` bytes at `p` in chunks of at most
+// max_run_chunk reports, handing each to `kernel(first, len)`, which returns
+// the length of the run it found there. Chunks overlap by one report, so each
+// step (i-1, i) is counted once; a chunk's shorter run ends the whole run.
+// Returns the run's length.
+template <class Kernel>
+std::size_t in_chunks(const std::byte* p, std::size_t n, std::size_t size,
+                      Kernel&& kernel) noexcept {
+  for (std::size_t done = 0;;) {
+    const std::size_t len = (n - done) < max_run_chunk ? (n - done) : max_run_chunk;
+    const std::size_t got = kernel(p + done * size, len);
+    if (got < len || done + len == n) return done + got;
+    done += len - 1;
+  }
+}
+
 // Every kernel: counts the wraps of the steps between the reports
 // p[0], p[1], ... up to (not including) the first report i >= 1 whose RPT_ID
 // is zero, or up to n, and returns that i (the length of the run). p[0] is
@@ -143,9 +167,7 @@ std::size_t wrap_count_vector(const std::byte* p, std::size_t n, bool has40,
   std::size_t i = 1;
   for (; i < n; ++i) {
     const std::byte* r = p + i * size;
-    std::uint32_t id;
-    std::memcpy(&id, r, 4);
-    if (id == 0) break;
+    if (rpt_id_zero(r)) break;
     for (std::size_t v = 0; v < V; ++v) {
       i32x8 cur;
       std::memcpy(&cur, r + 32 * v, 32);
@@ -254,6 +276,11 @@ inline bool cpu_has_avx2() noexcept {
   static const bool yes = __builtin_cpu_supports("avx2");
   return yes;
 }
+
+// Whether `path` takes the AVX2 kernels on this CPU.
+inline bool avx2_chosen(simd_path path) noexcept {
+  return (path == simd_path::automatic || path == simd_path::avx2) && cpu_has_avx2();
+}
 #endif
 #endif
 
@@ -302,23 +329,16 @@ inline std::size_t wrap_count(const std::byte* p, std::size_t n, std::size_t siz
       return std::array<fn, sizeof...(V)>{kernel_for<V, true>()...};
     }
     (std::make_index_sequence<limits.report_bytes / 32 + 1>{});
-    if ((path == simd_path::automatic || path == simd_path::avx2) && cpu_has_avx2()) {
-      kernel = avx2_fns[size / 32];
-    }
+    if (avx2_chosen(path)) kernel = avx2_fns[size / 32];
 #endif
   }
 #else
   (void)path;
 #endif
-  for (std::size_t done = 0;;) {
-    // Chunks overlap by one report: each step (i-1, i) is counted once.
-    const std::size_t len = (n - done) < max_run_chunk ? (n - done) : max_run_chunk;
-    const std::byte* q = p + done * size;
-    const std::size_t got = kernel != nullptr ? kernel(q, len, has40, out)
-                                              : wrap_count_scalar(q, len, size, has40, out);
-    if (got < len || done + len == n) return done + got;
-    done += len - 1;
-  }
+  return in_chunks(p, n, size, [&](const std::byte* q, std::size_t len) {
+    return kernel != nullptr ? kernel(q, len, has40, out)
+                             : wrap_count_scalar(q, len, size, has40, out);
+  });
 }
 
 // Whether the vector kernels can run here (for tests and benchmarks).

@@ -84,9 +84,7 @@ std::size_t wrap_count_sparse_vector(const std::byte* p, std::size_t n, std::siz
   std::size_t i = 1;
   for (; i < n; ++i) {
     const std::byte* r = p + i * size;
-    std::uint32_t id;
-    std::memcpy(&id, r, 4);
-    if (id == 0) break;
+    if (rpt_id_zero(r)) break;
     for (std::size_t w = 0; w < W; ++w) {
       i32x8 cur;
       std::memcpy(&cur, r + off[w], 32);
@@ -121,9 +119,7 @@ template <std::size_t W>
   std::size_t i = 1;
   for (; i < n; ++i) {
     const std::byte* r = p + i * size;
-    std::uint32_t id;
-    std::memcpy(&id, r, 4);
-    if (id == 0) break;
+    if (rpt_id_zero(r)) break;
     for (std::size_t w = 0; w < W; ++w) {
       const __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + off[w]));
       kept[w] = _mm256_sub_epi32(kept[w], _mm256_cmpeq_epi32(_mm256_max_epu32(cur, held[w]), cur));
@@ -162,22 +158,16 @@ inline std::size_t wrap_count_sparse(const std::byte* p, std::size_t n, std::siz
       return std::array<sparse_wrap_kernel, sizeof...(W)>{wrap_count_sparse_avx2<W>...};
     }
     (std::make_index_sequence<wrap_vectors::max + 1>{});
-    if ((path == simd_path::automatic || path == simd_path::avx2) && cpu_has_avx2()) {
-      kernel = avx2_fns[vs.count];
-    }
+    if (avx2_chosen(path)) kernel = avx2_fns[vs.count];
 #endif
   }
 #else
   (void)vs;
 #endif
   if (kernel == nullptr) return wrap_count(p, n, size, false, path, out);
-  for (std::size_t done = 0;;) {
-    // Chunks overlap by one report, as in wrap_count(): 32-bit counts cannot overflow.
-    const std::size_t len = (n - done) < max_run_chunk ? (n - done) : max_run_chunk;
-    const std::size_t got = kernel(p + done * size, len, size, vs, out);
-    if (got < len || done + len == n) return done + got;
-    done += len - 1;
-  }
+  return in_chunks(p, n, size, [&](const std::byte* q, std::size_t len) {
+    return kernel(q, len, size, vs, out);
+  });
 }
 
 }  // namespace hwpc::intel::detail

@@ -63,14 +63,8 @@ struct xe_stream_loss {
 
 class xe_stream {
  public:
-  class iterator {
+  class iterator : public capture_event_iterator_types {
    public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = capture_event;
-    using difference_type = std::ptrdiff_t;
-    using reference = capture_event;
-    using pointer = void;
-
     iterator() = default;
     iterator(const xe_stream* s, std::size_t report, std::size_t loss, unsigned bit,
              std::size_t ordinal) noexcept
