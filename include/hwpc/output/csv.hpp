@@ -23,7 +23,7 @@ class csv_writer final : public row_writer {
     for (const column& c : s.metrics) out_.csv_field_after_comma(c.name);
     out_ << (s.has_losses ? ",lost\n" : "\n");
     // report, offset, timestamp and ctx_id, each counter and each metric with
-    // its comma; the reason's share is added per row; the quotes and the tail.
+    // its comma; the reason's share is added per row; the tail.
     row_room_ = 4 * (text_buffer::max_u64_chars + 1) +
                 s.counters.size() * (text_buffer::max_u64_chars + 1) +
                 s.metrics.size() * (text_buffer::max_cell_chars + 1) + 8;
@@ -32,7 +32,7 @@ class csv_writer final : public row_writer {
   // the buffer (text.hpp): the writer is the tool's hot loop for CSV.
   void write(const row& r) override {
     using tb = text_buffer;
-    char* p = out_.reserve(row_room_ + 2 * r.reason.size());
+    char* p = out_.reserve(row_room_ + tb::csv_field_room(r.reason.size()));
     p = tb::put_u64(p, r.report);
     *p++ = ',';
     p = tb::put_u64(p, r.offset);
