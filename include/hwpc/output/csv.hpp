@@ -6,7 +6,9 @@
 // hold the increments, `ctx_id` the context it ran in (empty when the
 // source could not tell), metrics their values (empty when a formula could
 // not be evaluated). A loss is a row with lost=1, its kind as the reason
-// and every value empty. Names from the schema are escaped (text.hpp).
+// and every value empty (without the `lost` field under a schema that said
+// it cannot lose reports: every row has the header's fields, and only a
+// loss has an empty timestamp). Names from the schema are escaped (text.hpp).
 #pragma once
 
 #include "hwpc/core/row.hpp"
@@ -42,7 +44,9 @@ class csv_writer final : public row_writer {
       p = tb::put_csv_field(p, r.reason);
       *p++ = ',';
       for (std::size_t j = 0; j < s_.metrics.size(); ++j) *p++ = ',';
-      p = put(p, ",1\n");
+      // A schema that said it cannot lose reports has no `lost` column: the
+      // row keeps the header's fields, told apart by its empty timestamp.
+      p = s_.has_losses ? put(p, ",1\n") : put(p, "\n");
       out_.commit(p);
       return;
     }
