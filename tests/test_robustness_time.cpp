@@ -15,6 +15,8 @@
 #include "hwpc/intel/recording.hpp"
 #include "hwpc/intel/time_correlation.hpp"
 #include "hwpc/mali/gpus/g72.hpp"
+#include "hwpc/mali/gpus/g720.hpp"
+#include "hwpc/mali/kinstr_prfcnt.hpp"
 #include "hwpc/mali/vinstr.hpp"
 #include "mali_test_util.hpp"
 #include "tool_runner.hpp"
@@ -230,6 +232,45 @@ TEST(RobustnessTime, MaliVinstrDumpBeforeThePreviousIsRefusedAtItsTimestamp) {
   EXPECT_NE(bad.error_value().message.find("sample 2 ends (1999500 ns) before it starts (2000000"),
             std::string::npos)
       << bad.error_value().message;
+}
+
+// kinstr_prfcnt: each sample carries its start and end; the next may start
+// where this one ends or later, never before (found by fuzz_time: sample 1
+// started at 1000000 ns after sample 0 ended at 36283884716608 ns).
+TEST(RobustnessTime, MaliKinstrSampleStartingBeforeThePreviousEndsIsRefused) {
+  auto sample = [](std::uint64_t start, std::uint64_t end, std::uint64_t seq) {
+    mali_test::kinstr_sample_spec s;
+    s.ts_start = start;
+    s.ts_end = end;
+    s.seq = seq;
+    s.blocks = {{0, 0, 0, 0x15, {0, 0, 0, 0, 7}}};
+    return s;
+  };
+  const auto& g720 = hwpc::mali::gpus::g720;
+  constexpr sample_layout one_core{.l2_slices = 1, .core_mask = 0b1};
+  mali_test::kinstr_buffer ok(128);
+  ok.add(sample(1000, 2000, 0));
+  ok.add(sample(2000, 3000, 1));  // starts where the one before ended
+  auto r = hwpc::mali::kinstr_reader::make(g720, one_core, ok.bytes);
+  ASSERT_TRUE(r) << r.error_value().describe();
+  for (int k = 0; k < 2; ++k) {
+    auto s = r->next();
+    ASSERT_TRUE(s && *s) << k;
+  }
+  mali_test::kinstr_buffer bad(128);
+  bad.add(sample(1000, 2000, 0));
+  bad.add(sample(1999, 3000, 1));
+  auto rb = hwpc::mali::kinstr_reader::make(g720, one_core, bad.bytes, 64);
+  ASSERT_TRUE(rb) << rb.error_value().describe();
+  ASSERT_TRUE(rb->next());
+  auto second = rb->next();
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error_value().code, hwpc::errc::inconsistent);
+  EXPECT_EQ(second.error_value().offset, 64 + bad.sample_offsets[1]);
+  EXPECT_NE(second.error_value().message.find(
+                "sample starts (1999 ns) before the previous sample ends (2000 ns)"),
+            std::string::npos)
+      << second.error_value().message;
 }
 
 class MaliTimeTool : public hwpc::testing::tool_test {};
