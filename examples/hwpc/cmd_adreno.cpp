@@ -1,8 +1,9 @@
-// hwpc adreno: disassembles Adreno A5xx command streams — freedreno .rd
-// captures (plain or gzip), hex dword text, or raw little-endian dwords —
-// following indirect buffers, and explains the queries and performance
-// counters in them; with --output or --summary, writes the query results as
-// rows through the shared writers instead. docs/adreno.md.
+// hwpc adreno: disassembles Adreno A5xx, A6xx and A7xx command streams —
+// freedreno .rd captures (plain or gzip), hex dword text, or raw
+// little-endian dwords — with each generation's names, following indirect
+// buffers, and explains the A5xx queries and performance counters in them;
+// with --output or --summary, writes the query results as rows through the
+// shared writers instead. docs/adreno.md.
 #include <unistd.h>
 
 #include <array>
@@ -34,16 +35,20 @@ namespace {
 
 const command_spec adreno_spec{
     "adreno",
-    "hwpc adreno [--queries] [--format FORMAT] [--output csv|json|perfetto|chrome-json]\n"
-    "            [--summary] FILE",
-    "Disassembles an Adreno A5xx command stream: one line per packet with its byte offset,\n"
+    "hwpc adreno [--queries] [--gpu NAME|CHIP_ID] [--format FORMAT]\n"
+    "            [--output csv|json|perfetto|chrome-json] [--summary] FILE",
+    "Disassembles an Adreno command stream: one line per packet with its byte offset,\n"
     "header, name and payload (indented per indirect-buffer level), and after the packets\n"
-    "of each recognised query sequence or performance-counter select/sample a line\n"
+    "of each recognised A5xx query sequence or performance-counter select/sample a line\n"
     "'OFFSET: => what it does' (--queries: only those lines, without '=>').\n"
+    "Names are the GPU generation's (A5XX, A6XX or A7XX): an .rd capture names its GPU\n"
+    "(RD_CHIP_ID, RD_GPU_ID, through the device table); hex and binary input do not, and\n"
+    "--gpu (a530, a630, A750, a GPU id like 640, or a chip id like 0x43050a01) gives it.\n"
+    "Without a GPU the listing gives numbers only. Queries are decoded on A5XX.\n"
     "FILE is a freedreno .rd capture (gzip-compressed too when built with zlib), hex dword\n"
-    "text (the seed's or cffdump's listing), or raw little-endian dwords; --format\n"
-    "overrides the detection. Bad data is reported with its byte offset and skipped; the\n"
-    "output is then partial and the exit status 2. Zero dwords are padding.\n"
+    "text (an optional offset label, then dwords in stream order), or raw little-endian\n"
+    "dwords; --format overrides the detection. Bad data is reported with its byte offset\n"
+    "and skipped; the output is then partial and the exit status 2. Zero dwords are padding.\n"
     "--output writes the query results as rows instead (the rows of hwpc decode): report\n"
     "(result index), offset (the .rd section holding the value, else the query's first\n"
     "packet), timestamp (always-on ticks, 19.2 MHz), reason, ctx_id (empty), then\n"
@@ -51,6 +56,7 @@ const command_spec adreno_spec{
     "(<GROUP>_<n>), each empty when the row's query does not produce it or the capture does\n"
     "not hold it. --summary: one row of totals. docs/adreno.md, \"Rows\".",
     {{"queries", "", "print only the recognised queries and counters"},
+     {"gpu", "NAME|CHIP_ID", "the GPU whose names apply (hex and binary input name none)"},
      {"format", "FORMAT", "auto (default), rd, hex or bin"},
      {"output", "csv|json|perfetto|chrome-json|html",
       "write the query results as rows (html: hwpc report)"},
@@ -69,11 +75,13 @@ std::string hex32(std::uint32_t v) {
 class printer : public adreno::rd::capture_sink {
  public:
   printer(out_buffer& out, bool listing, std::string path,
-          std::function<std::size_t(std::size_t)> map)
-      : out_(out), listing_(listing), path_(std::move(path)), map_(std::move(map)) {}
+          std::function<std::size_t(std::size_t)> map, adreno::generation gen)
+      : out_(out), listing_(listing), path_(std::move(path)), map_(std::move(map)), gen_(gen) {}
 
   void on_packet(const adreno::walked_packet& w) override {
     if (listing_) print_packet(w);
+    // The recogniser knows the A5XX sequences and registers only.
+    if (gen_ != adreno::generation::a5xx) return;
     rec_.push(stable(w.pkt));
     rec_.release([this](const adreno::query_event& ev) { print_event(ev); });
   }
@@ -93,12 +101,11 @@ class printer : public adreno::rd::capture_sink {
       std::fprintf(stderr, "hwpc adreno: %s: note: %s\n", path_.c_str(), m.describe().c_str());
     }
   }
-  void on_gpu_id(std::uint32_t id, std::size_t offset) override {
+  void on_gpu_id(std::uint32_t id, std::size_t) override {
     if (listing_) out_ << "GPU id " << std::uint64_t{id} << "\n";
-    if (id < 500 || id > 599) {
-      on_note(make_error(errc::unknown_format, offset,
-                         "GPU id " + std::to_string(id) + " is not an A5xx; decoded as A5xx"));
-    }
+  }
+  void on_chip_id(std::uint64_t id, std::size_t) override {
+    if (listing_) out_ << "chip id " << to_hex(id) << "\n";
   }
   void on_cmdstream(const adreno::rd::address_range& r, std::size_t offset) override {
     if (!listing_) return;
@@ -141,10 +148,10 @@ class printer : public adreno::rd::capture_sink {
     const adreno::packet& p = w.pkt;
     std::string name;
     if (p.hdr.type == adreno::packet_type::type7) {
-      const auto n = adreno::opcode_name(p.hdr.id);
+      const auto n = adreno::opcode_name(gen_, p.hdr.id);
       name = n.empty() ? "opcode 0x" + hex32(p.hdr.id).substr(6) : std::string(n);
     } else {
-      const auto n = adreno::register_label(p.hdr.id);
+      const auto n = adreno::register_label(gen_, p.hdr.id);
       name = "write " + (n.empty() ? "0x" + hex32(p.hdr.id).substr(3) : n);
     }
     char line[160];
@@ -158,7 +165,7 @@ class printer : public adreno::rd::capture_sink {
     for (std::uint32_t i = 0; i < shown; ++i) out_ << (i ? " " : "  ") << hex32(p.dword(i));
     if (shown < p.hdr.count) out_ << " ...";
     if (p.hdr.type == adreno::packet_type::type7) {
-      const std::string f = adreno::describe_fields(p);
+      const std::string f = adreno::describe_fields(p, gen_);
       if (!f.empty()) out_ << "  ; " << f;
     }
     out_ << "\n";
@@ -168,6 +175,7 @@ class printer : public adreno::rd::capture_sink {
   bool listing_;
   std::string path_;
   std::function<std::size_t(std::size_t)> map_;
+  adreno::generation gen_;
   adreno::recogniser rec_{std::size_t{1} << 16};
   std::array<std::vector<std::byte>, adreno::recogniser::window_size + 1> ring_;
   std::size_t next_slot_ = 0;
@@ -176,11 +184,28 @@ class printer : public adreno::rd::capture_sink {
 
 // --output / --summary: the query results as rows through the shared writers.
 int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
-               const std::string& output_kind, bool summary, bool gzip) {
+               const std::string& output_kind, bool summary, bool gzip, const adreno::device* gpu) {
+  // Rows come from the A5XX recogniser: another generation, or no GPU at all,
+  // gets no A5XX meaning.
+  if (gpu == nullptr) {
+    return fail("adreno",
+                path +
+                    ": the input names no GPU, and query rows need one: give --gpu "
+                    "(e.g. --gpu a530)",
+                exit_usage);
+  }
+  if (gpu->gen != adreno::generation::a5xx) {
+    std::fprintf(stderr,
+                 "hwpc adreno: %s: note: %s: query rows are decoded on A5XX only; none are "
+                 "written\n",
+                 path.c_str(), adreno::describe(*gpu).c_str());
+  }
   const adreno::input_kind kind = kind_text == "rd"    ? adreno::input_kind::rd
                                   : kind_text == "hex" ? adreno::input_kind::hex
                                                        : adreno::input_kind::bin;
-  auto cols = adreno::sampled_counters(kind, data);
+  const bool a5xx = gpu->gen == adreno::generation::a5xx;
+  auto cols = a5xx ? adreno::sampled_counters(kind, data)
+                   : result<std::vector<adreno::counter_key>>(std::vector<adreno::counter_key>{});
   if (!cols) return fail("adreno", path + ": " + cols.error_value().describe(), exit_bad_input);
   const row_schema schema = adreno::schema_of(*cols);
   output::text_buffer out(stdout);
@@ -214,34 +239,34 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
     w = &csv.emplace(out, schema);
   }
   std::size_t shown = 0, notes = 0;
-  auto done = adreno::for_each_row(
-      kind, data, schema,
-      [&](const row& r) {
-        totals.add(r);
-        w->write(r);
-      },
-      [&](const error& e, bool note) {
-        std::size_t& n = note ? notes : shown;
-        if (++n <= max_issues_shown) {
-          std::fprintf(stderr, "hwpc adreno: %s: %s%s\n", path.c_str(), note ? "note: " : "",
-                       e.describe().c_str());
-        }
-      });
+  auto done = !a5xx ? result<adreno::rows_done>(adreno::rows_done{})
+                    : adreno::for_each_row(
+                          kind, data, schema,
+                          [&](const row& r) {
+                            totals.add(r);
+                            w->write(r);
+                          },
+                          [&](const error& e, bool note) {
+                            std::size_t& n = note ? notes : shown;
+                            if (++n <= max_issues_shown) {
+                              std::fprintf(stderr, "hwpc adreno: %s: %s%s\n", path.c_str(),
+                                           note ? "note: " : "", e.describe().c_str());
+                            }
+                          });
   if (!done) {
     out.flush();
     return fail("adreno", path + ": " + done.error_value().describe(), exit_bad_input);
   }
   if (report) {
-    report->add_fact("GPU", done->gpu_id ? "Adreno " + std::to_string(*done->gpu_id) +
-                                               " (the capture's GPU id; decoded as A5xx)"
-                                         : "A5xx (the input names no GPU)");
+    // "Adreno 530 (A530, A5XX; the capture's ids)": the GPU id first when there is one.
+    const std::string named = std::string(gpu->name) + ", " + std::string(to_string(gpu->gen));
+    const std::string from = done->gpu == gpu ? "; the capture's ids)" : "; --gpu)";
+    report->add_fact("GPU", done->gpu_id && *done->gpu_id != 0
+                                ? "Adreno " + std::to_string(*done->gpu_id) + " (" + named + from
+                                : "Adreno (" + named + from);
   }
   w->end(done->acc);
   out.flush();
-  if (done->gpu_id && (*done->gpu_id < 500 || *done->gpu_id > 599)) {
-    std::fprintf(stderr, "hwpc adreno: %s: note: GPU id %u is not an A5xx; decoded as A5xx\n",
-                 path.c_str(), static_cast<unsigned>(*done->gpu_id));
-  }
   if (done->issues != 0) {
     std::fprintf(stderr,
                  "hwpc adreno: %s: %zu problem%s (%llu bytes skipped); the output above is "
@@ -317,6 +342,17 @@ int cmd_adreno(const std::vector<std::string>& args) {
     return fail("adreno", "--queries is the listing's; --output and --summary write rows",
                 exit_usage);
   }
+  const adreno::device* forced = nullptr;
+  if (auto g = parsed->get("gpu")) {
+    forced = adreno::parse_device(*g);
+    if (forced == nullptr) {
+      return fail("adreno",
+                  "--gpu: '" + *g +
+                      "' is no Adreno hwpc knows (a name like a530, a630, a740, X1-85; a GPU "
+                      "id like 640; or a chip id like 0x43050a01)",
+                  exit_usage);
+    }
+  }
   if (output_kind == "perfetto" && !summary && ::isatty(STDOUT_FILENO) != 0) {
     return fail("adreno", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
   }
@@ -355,15 +391,43 @@ int cmd_adreno(const std::vector<std::string>& args) {
     kind = adreno::rd::looks_like_rd(data) ? "rd" : adreno::looks_like_text(data) ? "hex" : "bin";
   }
 
-  if (rows) return write_rows(path, kind, data, output_kind, summary, gzip);
+  // The GPU whose names apply: --gpu, else the capture's ids (hex and binary
+  // input carry none).
+  const adreno::device* gpu = forced;
+  if (gpu == nullptr && kind == "rd") gpu = adreno::rd::capture_device(data);
+  const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
+
+  if (rows) return write_rows(path, kind, data, output_kind, summary, gzip, gpu);
 
   out_buffer out(stdout);
   const bool listing = !parsed->has("queries");
+  if (gpu == nullptr && parsed->has("queries")) {
+    return fail("adreno",
+                path +
+                    ": the input names no GPU, and queries need one: give --gpu "
+                    "(e.g. --gpu a530)",
+                exit_usage);
+  }
+  if (listing) {
+    if (gpu != nullptr) {
+      out << "GPU " << adreno::describe(*gpu) << (forced != nullptr ? " (--gpu)\n" : "\n");
+    } else {
+      out << "GPU unknown: numbers only (names need a GPU: --gpu NAME|CHIP_ID)\n";
+    }
+  }
+  if (gpu != nullptr && gen != adreno::generation::a5xx) {
+    std::fprintf(stderr,
+                 "hwpc adreno: %s: note: %s: queries and counter samples are recognised on "
+                 "A5XX only\n",
+                 path.c_str(), adreno::describe(*gpu).c_str());
+  }
   std::size_t issues = 0;
   adreno::walk_stats stats;
   if (kind == "rd") {
-    printer pr(out, listing, path, [](std::size_t o) { return o; });
+    printer pr(
+        out, listing, path, [](std::size_t o) { return o; }, gen);
     adreno::rd::capture_reader reader(pr);
+    if (forced != nullptr) reader.force_device(forced);
     (void)reader.read(data);  // a framing error is also an issue, reported by the printer
     pr.finish();
     issues = pr.issues();
@@ -376,8 +440,10 @@ int cmd_adreno(const std::vector<std::string>& args) {
     adreno::hex_offset_index index;
     auto n = index.build(text);
     if (!n) return fail("adreno", path + ": " + n.error_value().describe(), exit_bad_input);
-    printer pr(out, listing, path, [&index](std::size_t o) { return index.text_offset(o); });
+    printer pr(
+        out, listing, path, [&index](std::size_t o) { return index.text_offset(o); }, gen);
     adreno::walker w(pr, nullptr);
+    w.set_generation(gen);
     w.set_input_bytes(4 * *n);
     adreno::hex_reader reader(text);
     constexpr std::size_t piece_bytes = std::size_t{1} << 20;  // > the largest packet (128 KiB)
@@ -405,8 +471,10 @@ int cmd_adreno(const std::vector<std::string>& args) {
     issues = pr.issues();
     stats = w.stats();
   } else {
-    printer pr(out, listing, path, [](std::size_t o) { return o; });
+    printer pr(
+        out, listing, path, [](std::size_t o) { return o; }, gen);
     adreno::walker w(pr, nullptr);
+    w.set_generation(gen);
     w.walk(data, 0, 0);
     pr.finish();
     issues = pr.issues();

@@ -98,6 +98,7 @@ struct rows_done {
   walk_stats walk;
   std::size_t issues = 0;
   std::optional<std::uint32_t> gpu_id;
+  const device* gpu = nullptr;  // what the capture's ids resolve to (generation.hpp)
 };
 
 namespace detail {
@@ -124,6 +125,9 @@ class result_rows final : public rd::capture_sink {
   void attach(const rd::address_space* space) noexcept { space_ = space; }
 
   void on_packet(const walked_packet& w) override {
+    // The recogniser knows A5XX sequences and registers only: an A6XX or
+    // A7XX capture gets no A5XX meaning (no rows).
+    if (foreign_) return;
     rec_.push(w.pkt);
     take_snapshots();
     rec_.release([this](const query_event& ev) { handle(ev); });
@@ -135,7 +139,13 @@ class result_rows final : public rd::capture_sink {
   void on_note(const error& e) override { report_issue(e, true); }
   void on_gpu_id(std::uint32_t id, std::size_t) override {
     if (!gpu_id_) gpu_id_ = id;
+    resolve();
   }
+  void on_chip_id(std::uint64_t id, std::size_t) override {
+    if (!chip_id_) chip_id_ = id;
+    resolve();
+  }
+  const device* gpu() const noexcept { return resolve_device(gpu_id_, chip_id_); }
   void finish() {
     rec_.finish();
     take_snapshots();
@@ -304,6 +314,13 @@ class result_rows final : public rd::capture_sink {
   accounting acc_;
   std::size_t issues_ = 0;
   std::optional<std::uint32_t> gpu_id_;
+  std::optional<std::uint64_t> chip_id_;
+  bool foreign_ = false;
+
+  void resolve() {
+    const device* d = gpu();
+    foreign_ = d != nullptr && d->gen != generation::a5xx;
+  }
 };
 
 // Walks `data` as `kind` into `sink`; the hex text is parsed first.
@@ -398,7 +415,7 @@ result<rows_done> for_each_row(input_kind kind, byte_span data, const row_schema
       kind, data, &schema, [&](const row& r) { on_row(r); },
       [&](const error& e, bool note) { on_issue(e, note); }, &sink, holder);
   if (!w) return w.error_value();
-  return rows_done{sink->acc(), *w, sink->issues(), sink->gpu_id()};
+  return rows_done{sink->acc(), *w, sink->issues(), sink->gpu_id(), sink->gpu()};
 }
 
 }  // namespace hwpc::adreno

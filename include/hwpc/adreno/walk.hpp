@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/generation.hpp"
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/rd.hpp"
 #include "hwpc/core/bytes.hpp"
@@ -120,6 +121,13 @@ class walker {
 
   const walk_stats& stats() const noexcept { return stats_; }
 
+  // The generation whose packet meanings the walk follows. Unknown (the
+  // default) keeps the A5xx walk: only CP_INDIRECT_BUFFER, _PFD and _CHAIN
+  // are calls everywhere; 0x3a is CP_COND_INDIRECT_BUFFER_PFE on A5XX only
+  // (CP_CCHE_INVALIDATE on A7XX, nothing on A6XX).
+  void set_generation(generation g) noexcept { gen_ = g; }
+  generation gen() const noexcept { return gen_; }
+
   // The size of the whole input, for the default budget (walk() sets it from
   // its buffer when it was not set).
   void set_input_bytes(std::size_t n) noexcept { input_bytes_ = n; }
@@ -184,9 +192,11 @@ class walker {
     const std::uint64_t want = std::uint64_t{t.dwords} * 4;
     auto loc = space_->find(t.address, want);
     if (!loc) {
+      // Normal in real captures (FACTS-adreno6 section 6.3): the stream is
+      // partial there, and the walk goes on after the packet.
       issue(errc::out_of_range, at,
-            "IB to " + to_hex(t.address) + " (" + std::to_string(t.dwords) +
-                " dwords): no dumped buffer holds that address");
+            "missing command stream: " + to_hex(t.address) + " (" + std::to_string(t.dwords) +
+                " dwords) is in no dumped buffer");
       return false;
     }
     if (loc->bytes.size() < want) {
@@ -330,7 +340,8 @@ class walker {
       const packet& p = w.pkt;
       if (p.hdr.type == packet_type::type7 &&
           (is_ib_call(p.hdr.id) || p.hdr.id == op::cp_indirect_buffer_chain ||
-           p.hdr.id == op::cp_cond_indirect_buffer_pfe)) {
+           (p.hdr.id == op::cp_cond_indirect_buffer_pfe && gen_ != generation::a6xx &&
+            gen_ != generation::a7xx))) {
         follow(p);  // may push or replace frames; `f` is not used after this
       }
     }
@@ -342,6 +353,7 @@ class walker {
   walk_stats stats_;
   std::vector<frame> stack_;
   std::size_t input_bytes_ = 0;
+  generation gen_ = generation::unknown;
 };
 
 }  // namespace hwpc::adreno
