@@ -230,7 +230,10 @@ TEST_F(AdrenoGenerationTool, ListingNamesFollowTheCapture) {
   EXPECT_NE(a7.out.find("pkt7 CP_EVENT_WRITE7"), std::string::npos) << a7.out;
   EXPECT_NE(a7.out.find("WRITE_ENABLED src=always-on"), std::string::npos) << a7.out;
   EXPECT_NE(a7.out.find("pkt4 write RBBM_PERFCTR_UFC_3_LO"), std::string::npos) << a7.out;
-  EXPECT_NE(a7.out.find("note: A750 (A7XX): queries"), std::string::npos) << a7.out;
+  // CP_EVENT_WRITE7 RB_DONE_TS with WRITE_SRC always-on: a timestamp to 0x1000; the
+  // same dwords on A6XX have no TIMESTAMP bit (bit 30), so no event there.
+  EXPECT_NE(a7.out.find("=> timestamp (always-on counter, 19.2 MHz) -> 0x1000"), std::string::npos)
+      << a7.out;
 
   auto a6 = run_tool("adreno " + write("a6.rd", capture(630, std::nullopt)), true);
   EXPECT_EQ(a6.status, 0) << a6.out;
@@ -239,6 +242,7 @@ TEST_F(AdrenoGenerationTool, ListingNamesFollowTheCapture) {
   EXPECT_NE(a6.out.find("pkt7 CP_START_BIN"), std::string::npos) << a6.out;
   EXPECT_NE(a6.out.find("pkt4 write RBBM_PERFCTR_CP_0_LO"), std::string::npos) << a6.out;
   EXPECT_EQ(a6.out.find("PERFCOUNTER_ACTION"), std::string::npos) << a6.out;
+  EXPECT_EQ(a6.out.find("=> timestamp"), std::string::npos) << a6.out;
 
   auto a5 = run_tool("adreno " + write("a5.rd", capture(530, std::nullopt)), true);
   EXPECT_NE(a5.out.find("pkt7 CP_PERFCOUNTER_ACTION"), std::string::npos) << a5.out;

@@ -14,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "adreno_listing.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/adreno.hpp"
+#include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/adreno/tracks.hpp"
 #include "hwpc/output/chrome_json.hpp"
@@ -36,19 +38,25 @@ namespace {
 const command_spec adreno_spec{
     "adreno",
     "hwpc adreno [--queries] [--gpu NAME|CHIP_ID] [--format FORMAT]\n"
-    "            [--output csv|json|perfetto|chrome-json] [--summary] FILE",
+    "            [--output csv|json|perfetto|chrome-json] [--summary] [--packets] FILE\n"
+    "       hwpc adreno emulate --help",
     "Disassembles an Adreno command stream: one line per packet with its byte offset,\n"
     "header, name and payload (indented per indirect-buffer level), and after the packets\n"
     "of each recognised A5xx query sequence or performance-counter select/sample a line\n"
-    "'OFFSET: => what it does' (--queries: only those lines, without '=>').\n"
+    "'OFFSET: => what it does' (--queries: only those lines, without '=>'); on A6xx and\n"
+    "A7xx, counter selects and samples, timestamps, sample counts, pipeline-statistics and\n"
+    "stream-out writes with their addresses.\n"
     "Names are the GPU generation's (A5XX, A6XX or A7XX): an .rd capture names its GPU\n"
     "(RD_CHIP_ID, RD_GPU_ID, through the device table); hex and binary input do not, and\n"
     "--gpu (a530, a630, A750, a GPU id like 640, or a chip id like 0x43050a01) gives it.\n"
-    "Without a GPU the listing gives numbers only. Queries are decoded on A5XX.\n"
+    "Without a GPU the listing gives numbers only. Query rows are decoded on A5XX.\n"
     "FILE is a freedreno .rd capture (gzip-compressed too when built with zlib), hex dword\n"
     "text (an optional offset label, then dwords in stream order), or raw little-endian\n"
     "dwords; --format overrides the detection. Bad data is reported with its byte offset\n"
     "and skipped; the output is then partial and the exit status 2. Zero dwords are padding.\n"
+    "--packets --output csv|json writes the packet listing as records instead: offset (in\n"
+    "FILE), gpu_address, depth (IB level), group (draw-state group), pass (render mode),\n"
+    "type, id (opcode or register) and name, count, payload, event and event_name.\n"
     "--output writes the query results as rows instead (the rows of hwpc decode): report\n"
     "(result index), offset (the .rd section holding the value, else the query's first\n"
     "packet), timestamp (always-on ticks, 19.2 MHz), reason, ctx_id (empty), then\n"
@@ -57,6 +65,7 @@ const command_spec adreno_spec{
     "not hold it. --summary: one row of totals. docs/adreno.md, \"Rows\".",
     {{"queries", "", "print only the recognised queries and counters"},
      {"gpu", "NAME|CHIP_ID", "the GPU whose names apply (hex and binary input name none)"},
+     {"packets", "", "with --output csv|json: the packet listing as records"},
      {"format", "FORMAT", "auto (default), rd, hex or bin"},
      {"output", "csv|json|perfetto|chrome-json|html",
       "write the query results as rows (html: hwpc report)"},
@@ -74,13 +83,33 @@ std::string hex32(std::uint32_t v) {
 
 class printer : public adreno::rd::capture_sink {
  public:
+  // `records`: the packet listing as CSV or JSON records instead of text
+  // (--packets); recognised events are then not printed.
   printer(out_buffer& out, bool listing, std::string path,
-          std::function<std::size_t(std::size_t)> map, adreno::generation gen)
-      : out_(out), listing_(listing), path_(std::move(path)), map_(std::move(map)), gen_(gen) {}
+          std::function<std::size_t(std::size_t)> map, adreno::generation gen,
+          adreno_listing::writer* records = nullptr)
+      : out_(out),
+        listing_(listing && records == nullptr),
+        path_(std::move(path)),
+        map_(std::move(map)),
+        gen_(gen),
+        records_(records) {}
 
   void on_packet(const adreno::walked_packet& w) override {
+    if (records_ != nullptr) {
+      records_->write(adreno_listing::fields_of(w, gen_, map_(w.pkt.offset)));
+      return;
+    }
     if (listing_) print_packet(w);
-    // The recogniser knows the A5XX sequences and registers only.
+    if (gen_ == adreno::generation::a6xx || gen_ == adreno::generation::a7xx) {
+      rec6_.push(w.pkt, [this](const adreno::query6_event& e) {
+        char at[32];
+        std::snprintf(at, sizeof at, listing_ ? "%08zx: => " : "%08zx: ", map_(e.offset));
+        out_ << std::string_view(at) << adreno::describe(gen_, e) << "\n";
+      });
+      return;
+    }
+    // The A5XX recogniser knows the A5XX sequences and registers only.
     if (gen_ != adreno::generation::a5xx) return;
     rec_.push(stable(w.pkt));
     rec_.release([this](const adreno::query_event& ev) { print_event(ev); });
@@ -164,6 +193,11 @@ class printer : public adreno::rd::capture_sink {
     const std::uint32_t shown = p.hdr.count < 16 ? p.hdr.count : 16;
     for (std::uint32_t i = 0; i < shown; ++i) out_ << (i ? " " : "  ") << hex32(p.dword(i));
     if (shown < p.hdr.count) out_ << " ...";
+    if (w.group >= 0) {
+      out_ << "  [draw-state group " << std::uint64_t(w.group);
+      if (w.pass != 0) out_ << ", " << adreno::pass_name(w.pass);
+      out_ << "]";
+    }
     if (p.hdr.type == adreno::packet_type::type7) {
       const std::string f = adreno::describe_fields(p, gen_);
       if (!f.empty()) out_ << "  ; " << f;
@@ -176,6 +210,8 @@ class printer : public adreno::rd::capture_sink {
   std::string path_;
   std::function<std::size_t(std::size_t)> map_;
   adreno::generation gen_;
+  adreno_listing::writer* records_;
+  adreno::recogniser6 rec6_{gen_};
   adreno::recogniser rec_{std::size_t{1} << 16};
   std::array<std::vector<std::byte>, adreno::recogniser::window_size + 1> ring_;
   std::size_t next_slot_ = 0;
@@ -315,6 +351,9 @@ result<mapped_file> inflate_to_temp(byte_span gz) {
 }  // namespace
 
 int cmd_adreno(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "emulate") {
+    return cmd_adreno_emulate(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
   int status = exit_ok;
   auto parsed = parse(adreno_spec, args, status);
   if (!parsed) return status;
@@ -326,7 +365,15 @@ int cmd_adreno(const std::vector<std::string>& args) {
   }
   const std::string output_kind = parsed->get("output").value_or("");
   const bool summary = parsed->has("summary");
-  const bool rows = summary || !output_kind.empty();
+  const bool packets = parsed->has("packets");
+  if (packets &&
+      ((output_kind != "csv" && output_kind != "json") || summary || parsed->has("queries"))) {
+    return fail("adreno",
+                "--packets writes the packet listing as --output csv or json records; it does "
+                "not mix with --summary, --queries or another --output",
+                exit_usage);
+  }
+  const bool rows = !packets && (summary || !output_kind.empty());
   if (!output_kind.empty() && output_kind != "csv" && output_kind != "json" &&
       output_kind != "perfetto" && output_kind != "chrome-json" && output_kind != "html") {
     return fail(
@@ -408,24 +455,29 @@ int cmd_adreno(const std::vector<std::string>& args) {
                     "(e.g. --gpu a530)",
                 exit_usage);
   }
-  if (listing) {
+  std::optional<adreno_listing::writer> records;
+  if (packets) {
+    records.emplace(
+        out, output_kind == "json" ? adreno_listing::format::json : adreno_listing::format::csv);
+    if (gpu == nullptr) {
+      std::fprintf(stderr,
+                   "hwpc adreno: %s: note: the input names no GPU: numbers only (names need "
+                   "--gpu NAME|CHIP_ID)\n",
+                   path.c_str());
+    }
+  } else if (listing) {
     if (gpu != nullptr) {
       out << "GPU " << adreno::describe(*gpu) << (forced != nullptr ? " (--gpu)\n" : "\n");
     } else {
       out << "GPU unknown: numbers only (names need a GPU: --gpu NAME|CHIP_ID)\n";
     }
   }
-  if (gpu != nullptr && gen != adreno::generation::a5xx) {
-    std::fprintf(stderr,
-                 "hwpc adreno: %s: note: %s: queries and counter samples are recognised on "
-                 "A5XX only\n",
-                 path.c_str(), adreno::describe(*gpu).c_str());
-  }
+
   std::size_t issues = 0;
   adreno::walk_stats stats;
   if (kind == "rd") {
     printer pr(
-        out, listing, path, [](std::size_t o) { return o; }, gen);
+        out, listing, path, [](std::size_t o) { return o; }, gen, records ? &*records : nullptr);
     adreno::rd::capture_reader reader(pr);
     if (forced != nullptr) reader.force_device(forced);
     (void)reader.read(data);  // a framing error is also an issue, reported by the printer
@@ -441,7 +493,8 @@ int cmd_adreno(const std::vector<std::string>& args) {
     auto n = index.build(text);
     if (!n) return fail("adreno", path + ": " + n.error_value().describe(), exit_bad_input);
     printer pr(
-        out, listing, path, [&index](std::size_t o) { return index.text_offset(o); }, gen);
+        out, listing, path, [&index](std::size_t o) { return index.text_offset(o); }, gen,
+        records ? &*records : nullptr);
     adreno::walker w(pr, nullptr);
     w.set_generation(gen);
     w.set_input_bytes(4 * *n);
@@ -472,7 +525,7 @@ int cmd_adreno(const std::vector<std::string>& args) {
     stats = w.stats();
   } else {
     printer pr(
-        out, listing, path, [](std::size_t o) { return o; }, gen);
+        out, listing, path, [](std::size_t o) { return o; }, gen, records ? &*records : nullptr);
     adreno::walker w(pr, nullptr);
     w.set_generation(gen);
     w.walk(data, 0, 0);
@@ -480,6 +533,7 @@ int cmd_adreno(const std::vector<std::string>& args) {
     issues = pr.issues();
     stats = w.stats();
   }
+  if (records) records->end();
   out.flush();
   if (stats.padding_dwords != 0) {
     std::fprintf(stderr, "hwpc adreno: %s: note: %llu zero dwords of padding skipped\n",

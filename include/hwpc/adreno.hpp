@@ -3,6 +3,7 @@
 #pragma once
 
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/emulate.hpp"
 #include "hwpc/adreno/explain.hpp"
 #include "hwpc/adreno/fields.hpp"
 #include "hwpc/adreno/generation.hpp"
@@ -17,5 +18,6 @@
 #include "hwpc/adreno/rd.hpp"
 #include "hwpc/adreno/rd_capture.hpp"
 #include "hwpc/adreno/recognise.hpp"
+#include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/adreno/walk.hpp"
