@@ -4,12 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "hwpc/adreno/emulate.hpp"
+#include "hwpc/adreno/emulate6.hpp"
+#include "hwpc/adreno/rd_capture.hpp"
+#include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "tool_runner.hpp"
 
@@ -91,8 +96,69 @@ TEST(AdrenoEmulate, ToolWritesACaptureAndItsTruth) {
   EXPECT_FALSE(std::getline(got, g)) << g;
   // Usage errors: no --out, an A6xx GPU, a bad round count.
   EXPECT_EQ(run_tool("adreno emulate").status, 1);
-  EXPECT_EQ(run_tool("adreno emulate --gpu a630 --out " + rd).status, 1);
+  EXPECT_EQ(run_tool("adreno emulate --gpu a999 --out " + rd).status, 1);
   EXPECT_EQ(run_tool("adreno emulate --rounds 0 --out " + rd).status, 1);
+}
+
+// A6xx and A7xx: the capture walked (through the draw-state group) and
+// recognised as its own generation gives the emulator's lines, offsets
+// included; no issue, every packet reached.
+TEST(AdrenoEmulate, A6xxA7xxEventsMatchTheTruth) {
+  for (const bool a7 : {false, true}) {
+    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+      const std::uint32_t rounds = 1 + static_cast<std::uint32_t>(seed % 5);
+      const adreno6_emulation e = emulate_a6xx_a7xx({.seed = seed, .rounds = rounds}, a7);
+      struct sink : rd::capture_sink {
+        std::optional<recogniser6> rec;
+        generation gen = generation::unknown;
+        std::vector<std::string> lines;
+        std::size_t issues = 0, grouped = 0;
+        void on_packet(const walked_packet& w) override {
+          grouped += w.group == 2 ? 1 : 0;
+          rec->push(w.pkt, [&](const query6_event& ev) {
+            char b[24];
+            std::snprintf(b, sizeof b, "%08zx: ", ev.offset);
+            lines.push_back(b + describe(gen, ev));
+          });
+        }
+        void on_issue(const hwpc::error&) override { ++issues; }
+      } s;
+      const device* d = rd::capture_device(e.file);
+      ASSERT_NE(d, nullptr);
+      EXPECT_EQ(d->name, a7 ? "A750" : "A630");
+      s.gen = d->gen;
+      s.rec.emplace(d->gen);
+      rd::capture_reader r(s);
+      ASSERT_TRUE(r.read(e.file));
+      SCOPED_TRACE((a7 ? "A7xx seed " : "A6xx seed ") + std::to_string(seed));
+      EXPECT_EQ(s.issues, 0u);
+      EXPECT_EQ(s.grouped, 1u);  // the group's one packet, walked once
+      EXPECT_EQ(s.lines, e.truth);
+      EXPECT_EQ(e.truth.size(), 1 + 8u * rounds);
+    }
+  }
+}
+
+TEST(AdrenoEmulate, ToolQueriesPrintTheTruth) {
+  using hwpc::testing::run_tool;
+  const std::string dir = ::testing::TempDir();
+  for (const char* gpu : {"a630", "a750", "x1-85"}) {
+    const std::string rd = dir + "/hwpc_emulate_" + gpu + ".rd",
+                      truth = dir + "/hwpc_emulate_" + gpu + ".txt";
+    auto w = run_tool(std::string("adreno emulate --gpu ") + gpu + " --seed 5 --rounds 3 --out " +
+                      rd + " --truth " + truth);
+    ASSERT_EQ(w.status, 0) << w.out;
+    std::ifstream tf(truth);
+    std::stringstream ts;
+    ts << tf.rdbuf();
+    auto q = run_tool("adreno --queries " + rd, true);
+    EXPECT_EQ(q.status, 0) << q.out;
+    EXPECT_EQ(q.out, ts.str()) << gpu;
+    auto l = run_tool("adreno " + rd, true);
+    EXPECT_NE(l.out.find(std::string(gpu) == "a630" ? "GPU A630 (A6XX)" : "GPU A750 (A7XX)"),
+              std::string::npos)
+        << l.out;
+  }
 }
 
 }  // namespace

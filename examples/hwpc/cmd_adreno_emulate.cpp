@@ -11,6 +11,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/adreno/emulate.hpp"
+#include "hwpc/adreno/emulate6.hpp"
 #include "hwpc/adreno/generation.hpp"
 
 namespace hwpc::cli {
@@ -19,15 +20,23 @@ namespace {
 
 const command_spec adreno_emulate_spec{
     "adreno emulate",
-    "hwpc adreno emulate [--gpu a530] [--rounds N] [--seed S] --out FILE.rd [--truth TRUTH.csv]",
-    "Writes a freedreno .rd capture (GPU id 530) of a seeded A5xx workload: a top-level\n"
+    "hwpc adreno emulate [--gpu a530|a630|a750] [--rounds N] [--seed S] --out FILE.rd\n"
+    "                    [--truth TRUTH]",
+    "Writes a freedreno .rd capture of a seeded workload and, with --truth, what hwpc must\n"
+    "read in it. A5xx (default; RD_GPU_ID 530): a top-level\n"
     "command buffer calling an indirect buffer that holds N rounds of a time-elapsed query\n"
     "around an occlusion query, then CP counter 1 programmed with a countable and sampled,\n"
     "and at the end the always-on counter sampled; the query memory is dumped with the\n"
     "values the queries leave. --truth writes the rows `hwpc adreno --output csv FILE.rd`\n"
     "must give: report, reason, samples_passed, time_elapsed (ns), gpu_time (ns), CP_1.\n"
-    "Only A5xx is emulated (queries are decoded on A5xx only). docs/adreno.md, \"Emulator\".",
-    {{"gpu", "NAME", "the GPU (an A5xx; default a530)"},
+    "A6xx (any A6XX name; written as an A630, RD_GPU_ID 630) or A7xx (written as an A750,\n"
+    "RD_GPU_ID 0 and RD_CHIP_ID with fuse bits, as the kernel writes it): a 64-bit\n"
+    "CP_INDIRECT_BUFFER to a buffer that sets the render mode and a draw-state group (which\n"
+    "selects a TSE countable), then N rounds of an occlusion query, two timestamps, pipeline\n"
+    "statistics and counter selects and samples (A7xx: on the BR and the BV thread); --truth\n"
+    "then writes the lines `hwpc adreno --queries FILE.rd` must print. docs/adreno.md,\n"
+    "\"Emulator\".",
+    {{"gpu", "NAME", "the GPU: an A5xx (default a530), an A6xx or an A7xx"},
      {"rounds", "N", "query rounds (default 4, at most 100000)"},
      {"seed", "S", "workload seed (default 1)"},
      {"out", "FILE", "the .rd capture to write"},
@@ -57,12 +66,13 @@ int cmd_adreno_emulate(const std::vector<std::string>& args) {
   int status = exit_ok;
   const auto parsed = parse(adreno_emulate_spec, args, status);
   if (!parsed) return status;
+  adreno::generation gen = adreno::generation::a5xx;
   if (const auto g = parsed->get("gpu")) {
     const adreno::device* d = adreno::parse_device(*g);
-    if (d == nullptr || d->gen != adreno::generation::a5xx) {
-      return fail("adreno emulate", "--gpu: '" + *g + "' is not an A5xx (only A5xx is emulated)",
-                  exit_usage);
+    if (d == nullptr) {
+      return fail("adreno emulate", "--gpu: '" + *g + "' is no Adreno hwpc knows", exit_usage);
     }
+    gen = d->gen;
   }
   const auto out = parsed->get("out");
   if (!out) return fail("adreno emulate", "--out is required", exit_usage);
@@ -75,6 +85,21 @@ int cmd_adreno_emulate(const std::vector<std::string>& args) {
   if (!seed) return fail("adreno emulate", "--seed: bad number", exit_usage);
   o.rounds = static_cast<std::uint32_t>(*rounds);
   o.seed = *seed;
+  if (gen != adreno::generation::a5xx) {
+    const adreno::adreno6_emulation e6 =
+        adreno::emulate_a6xx_a7xx(o, gen == adreno::generation::a7xx);
+    if (!write_bytes(*out, e6.file)) {
+      return fail("adreno emulate", "cannot write " + *out, exit_bad_input);
+    }
+    if (const auto truth = parsed->get("truth")) {
+      std::string text;
+      for (const std::string& l : e6.truth) text += l + "\n";
+      if (!write_bytes(*truth, std::as_bytes(std::span(text)))) {
+        return fail("adreno emulate", "cannot write " + *truth, exit_bad_input);
+      }
+    }
+    return exit_ok;
+  }
   const adreno::adreno_emulation e = adreno::emulate_a5xx(o);
   if (!write_bytes(*out, e.file))
     return fail("adreno emulate", "cannot write " + *out, exit_bad_input);

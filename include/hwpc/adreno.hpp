@@ -4,6 +4,7 @@
 
 #include "hwpc/adreno/cmdstream.hpp"
 #include "hwpc/adreno/emulate.hpp"
+#include "hwpc/adreno/emulate6.hpp"
 #include "hwpc/adreno/explain.hpp"
 #include "hwpc/adreno/fields.hpp"
 #include "hwpc/adreno/generation.hpp"
