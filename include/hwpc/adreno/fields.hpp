@@ -89,27 +89,14 @@ inline std::string draw_state_text(const packet& p) {
   return s;
 }
 
-// CP_SET_MARKER (A6XX/A7XX): render mode, or IFPC mode when bit 8 is set.
+// CP_SET_MARKER (A6XX/A7XX): render mode (walk.hpp's pass_name), or IFPC
+// mode when bit 8 is set.
 inline std::string marker_text(const packet& p) {
   const std::uint32_t d0 = p.dword(0);
   if (d0 & 0x100) return std::string("ifpc=") + ((d0 & 1) ? "disable" : "enable");
-  static constexpr const char* modes[] = {"0",
-                                          "RM6_DIRECT_RENDER",
-                                          "RM6_BIN_VISIBILITY",
-                                          "RM6_BIN_DIRECT",
-                                          "RM6_BIN_RENDER_START",
-                                          "RM6_BIN_END_OF_DRAWS",
-                                          "RM6_BIN_RESOLVE",
-                                          "RM6_BIN_RENDER_END",
-                                          "RM6_COMPUTE",
-                                          "9",
-                                          "10",
-                                          "11",
-                                          "RM6_BLIT2DSCALE",
-                                          "RM6_IB1LIST_START",
-                                          "RM6_IB1LIST_END",
-                                          "RM7_BIN_VISIBILITY_END"};
-  return std::string("mode=") + modes[d0 & 0xf] + ((d0 & 0x10) ? " USES_GMEM" : "");
+  const std::string_view mode = pass_name(static_cast<std::uint8_t>(d0 & 0xf));
+  return "mode=" + (mode.empty() ? std::string("0") : std::string(mode)) +
+         ((d0 & 0x10) ? " USES_GMEM" : "");
 }
 }  // namespace detail
 
