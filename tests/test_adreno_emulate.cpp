@@ -135,6 +135,33 @@ TEST(AdrenoEmulate, A6xxA7xxEventsMatchTheTruth) {
       EXPECT_EQ(s.grouped, 1u);  // the group's one packet, walked once
       EXPECT_EQ(s.lines, e.truth);
       EXPECT_EQ(e.truth.size(), 1 + 8u * rounds);
+
+      // The rows: each with its reason and one value in its column, every other cell empty.
+      const std::span<const std::byte> bytes(e.file);
+      auto cols = sampled_counters(input_kind::rd, bytes);
+      ASSERT_TRUE(cols.has_value());
+      const hwpc::row_schema schema = schema_of(*cols);
+      std::vector<std::pair<std::string, std::vector<hwpc::cell>>> got;
+      auto done = for_each_row(
+          input_kind::rd, bytes, schema,
+          [&](const hwpc::row& row) {
+            got.emplace_back(std::string(row.reason),
+                             std::vector<hwpc::cell>(row.metrics.begin(), row.metrics.end()));
+          },
+          [](const hwpc::error& err, bool note) {
+            if (!note) ADD_FAILURE() << err.describe();
+          });
+      ASSERT_TRUE(done.has_value());
+      ASSERT_EQ(got.size(), e.rows.size());
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        EXPECT_EQ(got[k].first, e.rows[k].reason) << k;
+        for (std::size_t j = 0; j < schema.metrics.size(); ++j) {
+          const bool mine = schema.metrics[j].name == e.rows[k].column;
+          EXPECT_EQ(got[k].second[j], mine ? hwpc::cell::u(e.rows[k].value) : hwpc::cell::none())
+              << k << " " << schema.metrics[j].name;
+        }
+      }
+      EXPECT_EQ(done->acc.reports, e.rows.size() + rounds);  // + each occlusion's begin
     }
   }
 }

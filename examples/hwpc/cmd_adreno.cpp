@@ -49,7 +49,8 @@ const command_spec adreno_spec{
     "Names are the GPU generation's (A5XX, A6XX or A7XX): an .rd capture names its GPU\n"
     "(RD_CHIP_ID, RD_GPU_ID, through the device table); hex and binary input do not, and\n"
     "--gpu (a530, a630, A750, a GPU id like 640, or a chip id like 0x43050a01) gives it.\n"
-    "Without a GPU the listing gives numbers only. Query rows are decoded on A5XX.\n"
+    "Without a GPU the listing gives numbers only. Query rows: A5XX, and A6XX/A7XX .rd\n"
+    "captures (occlusion results, timestamps, counter samples).\n"
     "FILE is a freedreno .rd capture (gzip-compressed too when built with zlib), hex dword\n"
     "text (dwords in stream order, each line with an optional 'OFFSET:' label; lines of\n"
     "prose are skipped), or raw little-endian dwords; --format overrides the detection.\n"
@@ -222,8 +223,9 @@ class printer : public adreno::rd::capture_sink {
 // --output / --summary: the query results as rows through the shared writers.
 int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
                const std::string& output_kind, bool summary, bool gzip, const adreno::device* gpu) {
-  // Rows come from the A5XX recogniser: another generation, or no GPU at all,
-  // gets no A5XX meaning.
+  // Rows come from the generation's recogniser: the A5XX one for A5XX input,
+  // the A6XX/A7XX one for a capture whose own ids name an A6XX or A7XX (the
+  // library reads the ids). No GPU at all gets no meaning.
   if (gpu == nullptr) {
     return fail("adreno",
                 path +
@@ -231,20 +233,27 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
                     "(e.g. --gpu a530)",
                 exit_usage);
   }
-  if (gpu->gen != adreno::generation::a5xx) {
+  const bool decodable = gpu->gen == adreno::generation::a5xx ||
+                         (kind_text == "rd" && adreno::rd::capture_device(data) == gpu);
+  if (!decodable) {
     std::fprintf(stderr,
-                 "hwpc adreno: %s: note: %s: query rows are decoded on A5XX only; none are "
-                 "written\n",
+                 "hwpc adreno: %s: note: %s: query rows are decoded on A5XX and on A6XX/A7XX "
+                 ".rd captures that name their GPU; none are written\n",
                  path.c_str(), adreno::describe(*gpu).c_str());
   }
   const adreno::input_kind kind = kind_text == "rd"    ? adreno::input_kind::rd
                                   : kind_text == "hex" ? adreno::input_kind::hex
                                                        : adreno::input_kind::bin;
-  const bool a5xx = gpu->gen == adreno::generation::a5xx;
-  auto cols = a5xx ? adreno::sampled_counters(kind, data)
-                   : result<std::vector<adreno::counter_key>>(std::vector<adreno::counter_key>{});
+  auto cols = decodable
+                  ? adreno::sampled_counters(kind, data)
+                  : result<std::vector<adreno::counter_key>>(std::vector<adreno::counter_key>{});
   if (!cols) return fail("adreno", path + ": " + cols.error_value().describe(), exit_bad_input);
-  const row_schema schema = adreno::schema_of(*cols);
+  const row_schema schema = [&] {
+    row_schema r = adreno::schema_of(*cols);
+    if (gpu->gen == adreno::generation::a6xx) r.source = "adreno a6xx queries";
+    if (gpu->gen == adreno::generation::a7xx) r.source = "adreno a7xx queries";
+    return r;
+  }();
   output::text_buffer out(stdout);
   adreno::result_totals totals(schema);
   std::optional<output::summary_writer> sum;
@@ -276,20 +285,20 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
     w = &csv.emplace(out, schema);
   }
   std::size_t shown = 0, notes = 0;
-  auto done = !a5xx ? result<adreno::rows_done>(adreno::rows_done{})
-                    : adreno::for_each_row(
-                          kind, data, schema,
-                          [&](const row& r) {
-                            totals.add(r);
-                            w->write(r);
-                          },
-                          [&](const error& e, bool note) {
-                            std::size_t& n = note ? notes : shown;
-                            if (++n <= max_issues_shown) {
-                              std::fprintf(stderr, "hwpc adreno: %s: %s%s\n", path.c_str(),
-                                           note ? "note: " : "", e.describe().c_str());
-                            }
-                          });
+  auto done = !decodable ? result<adreno::rows_done>(adreno::rows_done{})
+                         : adreno::for_each_row(
+                               kind, data, schema,
+                               [&](const row& r) {
+                                 totals.add(r);
+                                 w->write(r);
+                               },
+                               [&](const error& e, bool note) {
+                                 std::size_t& n = note ? notes : shown;
+                                 if (++n <= max_issues_shown) {
+                                   std::fprintf(stderr, "hwpc adreno: %s: %s%s\n", path.c_str(),
+                                                note ? "note: " : "", e.describe().c_str());
+                                 }
+                               });
   if (!done) {
     out.flush();
     return fail("adreno", path + ": " + done.error_value().describe(), exit_bad_input);

@@ -21,9 +21,18 @@
 
 namespace hwpc::adreno {
 
+// One row `hwpc adreno --output csv` must give: its reason, the one column
+// that holds a value, and the value.
+struct emulated6_row {
+  std::string reason;
+  std::string column;  // "samples_passed", "gpu_time" or a counter column such as "TSE_0"
+  std::uint64_t value = 0;
+};
+
 struct adreno6_emulation {
   std::vector<std::byte> file;     // the .rd capture
   std::vector<std::string> truth;  // "OFFSET: what", as `hwpc adreno --queries` prints
+  std::vector<emulated6_row> rows;
 };
 
 namespace emu_detail {
@@ -64,6 +73,19 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
   m.lines = &lines;
   m.id = 0;
   const std::string ts = "timestamp (always-on counter, 19.2 MHz) -> ";
+  // The query memory (dumped) and the rows its values give, in stream order.
+  std::vector<std::uint32_t> mem(0x100 * o.rounds / 4, 0);
+  std::vector<emulated6_row> rows;
+  const auto store = [&](std::uint64_t addr, std::uint64_t v) {
+    mem[(addr - memory) / 4] = static_cast<std::uint32_t>(v);
+    mem[(addr - memory) / 4 + 1] = static_cast<std::uint32_t>(v >> 32);
+  };
+  std::uint64_t clock = 1'000'000 + r.next() % 1'000'000;  // always-on ticks, < 2^50
+  const auto stamp = [&](std::uint64_t addr) {
+    clock += 1 + r.next() % 100'000;
+    store(addr, clock);
+    rows.push_back({"timestamp", "gpu_time", clock * 625 / 12});  // 1e9 / 19.2e6 = 625 / 12
+  };
   const std::string occ = "sample count (occlusion) -> ";
 
   // The draw-state group: TSE counter 0 counts a seeded countable.
@@ -85,6 +107,9 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
   m.put({(5u << 24) | (1u << 17), 0, 0});
   for (std::uint32_t k = 0; k < o.rounds; ++k) {
     const std::uint64_t slot = memory + 0x100 * k;  // 48-byte occlusion slot, then timestamps
+    const std::uint64_t samples = r.next() % 1'000'000;
+    store(slot + 24, samples);  // the slot's result
+    rows.push_back({"occlusion", "samples_passed", samples});
     // Occlusion begin and end.
     if (a7xx) {
       // A750 has the event-write sample count (F6 4.2): an opening write on &start, then a
@@ -106,6 +131,7 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
     }
     // A gallium timestamp (event write) and a turnip one (register read).
     m.mark(ts + hex_of(slot + 48));
+    stamp(slot + 48);
     if (a7xx) {
       m.put({type7(0x46, 3), 0x08300016});
       m.put64(slot + 48);
@@ -115,6 +141,7 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
       m.put({static_cast<std::uint32_t>(r.next())});
     }
     m.mark(ts + hex_of(slot + 56));
+    stamp(slot + 56);
     m.put({type7(0x3e, 3), 0x40080980});
     m.put64(slot + 56);
     // Pipeline statistics: all eleven pairs, or one seeded pair.
@@ -131,6 +158,9 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
     m.put64(slot + 64);
     // Counter sampling: TSE counter 0 (LO 0x0466 on A6XX, 0x0366 on A7XX).
     m.mark("counter sample: TSE counter 0 -> " + hex_of(slot + 0xf0));
+    const std::uint64_t tse0 = r.next() >> 8;
+    store(slot + 0xf0, tse0);
+    rows.push_back({std::string("PERF_TSE_") + tse[tse_countable], "TSE_0", tse0});
     m.put({type7(0x3e, 3), (1u << 30) | (a7xx ? 0x0366u : 0x0466u)});
     m.put64(slot + 0xf0);
     if (a7xx) {
@@ -141,6 +171,9 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
              tse[c] + ") [BV]");
       m.put({type4(0x8611, 1), c});
       m.mark("counter sample: BV_TSE counter 1 -> " + hex_of(slot + 0xf8));
+      const std::uint64_t v = r.next() >> 8;
+      store(slot + 0xf8, v);
+      rows.push_back({std::string("PERF_BV_TSE_") + tse[c], "BV_TSE_1", v});
       m.put({type7(0x3e, 3), 0x4000048e});
       m.put64(slot + 0xf8);
       m.put({type7(0x17, 1), 0x80000001});
@@ -152,6 +185,9 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
              ")");
       m.put({type4(0x08d1, 1), c});
       m.mark("counter sample: CP counter 1 -> " + hex_of(slot + 0xf8));
+      const std::uint64_t v = r.next() >> 8;
+      store(slot + 0xf8, v);
+      rows.push_back({std::string("PERF_CP_") + cp[c], "CP_1", v});
       m.put({type7(0x3e, 3), 0x40000402});
       m.put64(slot + 0xf8);
     }
@@ -174,6 +210,7 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
   const std::size_t group_at = f.bytes.size() - 4 * group.d.size();
   f.buffer(main_ib, m.d);
   const std::size_t main_at = f.bytes.size() - 4 * m.d.size();
+  f.buffer(memory, mem);
   f.section(6, {static_cast<std::uint32_t>(top), static_cast<std::uint32_t>(top_words.size()),
                 static_cast<std::uint32_t>(top >> 32)});
 
@@ -181,6 +218,7 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
   // which precedes every main line (the group's line was marked first).
   adreno6_emulation e;
   e.file = std::move(f.bytes);
+  e.rows = std::move(rows);
   for (const auto& l : lines) {
     const std::size_t at = (l.buffer == 1 ? group_at : main_at) + 4 * l.dword;
     char b[24];
