@@ -154,18 +154,40 @@ TEST(AdrenoDrawState, MissingCycleDepthAndBudget) {
     EXPECT_NE(s.issues[0].message.find("nesting deeper than 4"), std::string::npos);
     EXPECT_EQ(s.packets.size(), 4u);
   }
-  {  // CP_START_BIN with 2^32-1 bins over a missing prefix: the budget ends it.
+  {  // CP_START_BIN with 2^32-1 bins over a missing prefix: one issue, and one note for
+     // the other bins (they were 2^16 issues, up to the budget, before).
     adreno_rd::writer w;
     w.gpu_id(650);
-    const dwords main = {pkt7(0x50, 5), 0xffffffff, 0x80000, 0, 4, 0};
+    const dwords main = {pkt7(0x50, 5), 0xffffffff, 0x80000, 0, 4, 0, pkt7(0x26, 0)};
+    const std::size_t at = w.buffer(0x10000, main);
+    w.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
+    collect s;
+    rd::capture_reader r(s, walk_options{.max_dwords = 1000});
+    ASSERT_TRUE(r.read(w.bytes));
+    EXPECT_FALSE(r.walk().budget_exhausted);
+    ASSERT_EQ(s.issues.size(), 1u);
+    EXPECT_EQ(s.issues[0].offset, at);
+    EXPECT_NE(s.issues[0].message.find("missing command stream: 0x80000 (4 dwords)"),
+              std::string::npos);
+    ASSERT_EQ(s.notes.size(), 1u);
+    EXPECT_NE(s.notes[0].message.find("the other 4294967294 bin prefixes"), std::string::npos)
+        << s.notes[0].message;
+    EXPECT_EQ(s.packets.size(), 2u);  // CP_START_BIN and the CP_WAIT_FOR_IDLE after it
+  }
+  {  // Bins whose prefixes all exist: the budget still bounds 2^32 of them.
+    adreno_rd::writer w;
+    w.gpu_id(650);
+    const dwords main = {pkt7(0x50, 5), 0xffffffff, 0x80000, 0, 1, 0};
     w.buffer(0x10000, main);
+    w.buffer(0x80000, dwords(1 << 16, pkt7(0x26, 0)));  // 65536 one-dword prefixes
     w.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
     collect s;
     rd::capture_reader r(s, walk_options{.max_dwords = 1000});
     ASSERT_TRUE(r.read(w.bytes));
     EXPECT_TRUE(r.walk().budget_exhausted);
-    EXPECT_LE(s.issues.size(), 1001u);
-    EXPECT_NE(s.issues.back().message.find("walk stopped"), std::string::npos);
+    ASSERT_EQ(s.issues.size(), 1u);
+    EXPECT_NE(s.issues[0].message.find("walk stopped"), std::string::npos);
+    EXPECT_LE(s.packets.size(), 1000u);
   }
 }
 

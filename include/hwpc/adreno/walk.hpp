@@ -353,21 +353,33 @@ class walker {
     const std::size_t at = q.at;
     const int group = q.group;
     q.address += q.stride;
-    if (--q.count == 0) pending_.pop_back();
+    const std::uint64_t left = --q.count;
+    if (left == 0) pending_.pop_back();
     // Entering a buffer costs a dword of the budget, so that a bin count of
     // 2^32 over missing buffers stays bounded too.
     if (!spend(1, at)) {
       pending_.clear();
       return true;
     }
+    // A bin prefix not followed (no address space, missing, too deep, a
+    // cycle) says so once for the rest of its packet's bins: they sit at the
+    // same stride in the same buffer, or in none.
+    const auto drop_other_bins = [&] {
+      if (left == 0) return;
+      pending_.pop_back();
+      sink_.on_note(make_error(
+          errc::unknown_format, at,
+          "the other " + std::to_string(left) + " bin prefixes of this CP_START_BIN not followed"));
+    };
     if (space_ == nullptr) {
       sink_.on_note(make_error(
           errc::unknown_format, at,
           (group >= 0 ? "draw-state group " + std::to_string(group) : std::string("bin prefix")) +
               " at " + to_hex(t.address) + " not followed: the input has no GPU address space"));
+      drop_other_bins();
       return true;
     }
-    push_ib(t, at, 0, group);
+    if (!push_ib(t, at, 0, group)) drop_other_bins();
     return true;
   }
 
