@@ -21,6 +21,7 @@
 #include "../adreno_gzip_writer.hpp"
 #include "../adreno_rd_writer.hpp"
 #include "../adreno_seed.hpp"
+#include "hwpc/adreno/emulate.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/formats_xe.hpp"
@@ -420,6 +421,56 @@ void writer_rows() {
   }
 }
 
+// A6XX/A7XX captures for adreno_drawstate: [generation, .rd bytes] with
+// draw-state groups (one nested, one disabled), markers, bins, an A7XX event
+// write and a thread control; the A5xx emulator's capture read as each.
+void adreno_drawstates() {
+  using namespace adreno_rd;
+  writer w;
+  w.gpu_id(0);
+  w.chip_id(0x000343051401);  // A750 with a fuse, as the kernel writes it
+  const dwords main = {pkt7(0x65, 1),
+                       2,
+                       pkt7(0x43, 6),
+                       (3u << 24) | (1u << 20) | 3,
+                       0x30000,
+                       0,
+                       (5u << 24) | (1u << 17),
+                       0,
+                       0,
+                       pkt7(0x17, 1),
+                       0x80000002,
+                       pkt7(0x46, 3),
+                       0x08300016,
+                       0x50000,
+                       0,
+                       pkt7(0x50, 5),
+                       2,
+                       0x40000,
+                       0,
+                       2,
+                       1,
+                       pkt7(0x26, 0),
+                       pkt7(0x51, 0)};
+  w.buffer(0x10000, main);
+  w.buffer(0x30000, {pkt4(0x8891, 1), 2, pkt7(0x43, 3), (7u << 24) | 2, 0x40000, 0});
+  w.buffer(0x40000, {pkt7(0x10, 1), 1, pkt7(0x10, 1), 2});
+  w.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
+  for (std::uint8_t g : {0, 1, 2, 3}) {
+    bytes b{g};
+    const bytes rd = from_bytes(w.bytes);
+    b.insert(b.end(), rd.begin(), rd.end());
+    put("adreno_drawstate", "groups_" + std::to_string(g) + ".rd", b);
+  }
+  const auto e = hwpc::adreno::emulate_a5xx({.seed = 3, .rounds = 2});
+  for (std::uint8_t g : {1, 2, 3}) {
+    bytes b{g};
+    const bytes rd = from_bytes(e.file);
+    b.insert(b.end(), rd.begin(), rd.end());
+    put("adreno_drawstate", "emulated_" + std::to_string(g) + ".rd", b);
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -437,6 +488,7 @@ int main(int argc, char** argv) {
   adreno_captures();
   adreno_walks();
   writer_rows();
+  adreno_drawstates();
   std::printf("%zu seed files in %s\n", written, argv[1]);
   return 0;
 }
