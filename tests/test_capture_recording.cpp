@@ -200,8 +200,11 @@ TEST(TimeCorrelation, InterpolatesExtrapolatesAndDropsDuplicates) {
   const cpu_time after = tc.to_cpu(21'000);
   EXPECT_EQ(after.quality, time_quality::extrapolated);
   EXPECT_EQ(after.ns, 2'000'000 + 80'000);
-  // Far before CLOCK_MONOTONIC 0: negative, not wrapped.
-  EXPECT_LT(tc.to_cpu(0).ns, 1'000'000);
+  // 10 000 ticks before the first point is 800 us before CLOCK_MONOTONIC 1 ms;
+  // 12 501 ticks would be before 0, which no CLOCK_MONOTONIC time is.
+  EXPECT_EQ(tc.to_cpu(0).ns, 200'000);
+  EXPECT_EQ(tc.to_cpu(10'000 - 12'500).ns, 0);
+  EXPECT_EQ(tc.to_cpu(10'000 - 12'501).quality, time_quality::none);
   // One point: exact on it, extrapolated elsewhere.
   time_correlation one({{500, 100, 0}}, 12'500'000);
   EXPECT_EQ(one.to_cpu(100).quality, time_quality::interpolated);

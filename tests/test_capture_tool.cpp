@@ -11,6 +11,10 @@
 #include "capture_test_util.hpp"
 #include "tool_runner.hpp"
 
+#ifndef HWPC_SHARED_DIR
+#define HWPC_SHARED_DIR "../shared"
+#endif
+
 namespace {
 
 using namespace hwpc::intel;
@@ -149,6 +153,43 @@ TEST_F(CaptureTool, ChromeJsonUsesCpuTimeFromTheRecording) {
   ASSERT_EQ(p.status, 0) << p.out;
   EXPECT_NE(p.out.find("\"ts\": 1000000.000, \"args\": {\"value\": 1}"), std::string::npos)
       << p.out;
+}
+
+// A report whose CPU time the correlation points can only put before
+// CLOCK_MONOTONIC 0 is refused with its record's offset, before any output:
+// a trace never carries a negative or saturated time.
+TEST_F(CaptureTool, TraceRefusesCpuTimesTheCorrelationCannotSupport) {
+  bytes b = captest::version_record();
+  captest::device_spec d;
+  d.device_id = 0x1912;  // SKL GT2, 12 MHz: 83.3 ns a tick
+  d.oa_format = 8;       // A12
+  d.freq = 12'000'000;
+  captest::append(b, captest::device_info_record(d));
+  captest::append(b, captest::correlation_record(1'000, 100'000));  // 1 us at tick 100000
+  const std::size_t second = b.size() + 72;                         // the second SAMPLE
+  captest::append(b, captest::sample(skl_a12(), {valid, 99'000, 0x10, 0}));
+  captest::append(b, captest::sample(skl_a12(), {valid, 99'500, 0x10, 3}));
+  captest::append(b, captest::sample(skl_a12(), {valid, 100'000, 0x10, 5}));
+  const auto file = write("early.rec", b);
+  // The first interval, 99 000 to 99 500 (ending at the second SAMPLE),
+  // starts 1000 ticks (83 us) before the point at 1 us: before 0.
+  for (const char* out : {"chrome-json", "perfetto"}) {
+    auto r = run(std::string("decode --output ") + out + " " + file);
+    EXPECT_EQ(r.status, 2) << out << ": " << r.out;
+    EXPECT_NE(r.out.find("byte offset " + std::to_string(second)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("before 0 ns"), std::string::npos) << r.out;
+  }
+  // CSV carries GPU ticks only: nothing to refuse.
+  EXPECT_EQ(run("decode " + file, true).status, 0);
+  // The shared hostile recording: points near CPU time 0, reports 2^63 ticks
+  // before them.
+  const std::filesystem::path hostile = std::filesystem::path(HWPC_SHARED_DIR) / "data" /
+                                        "hostile" / "recording-cpu-time-near-int64-min.rec";
+  if (!std::filesystem::exists(hostile)) GTEST_SKIP() << "../shared is absent: " << hostile;
+  auto h = run("decode --output chrome-json " + hostile.string());
+  EXPECT_EQ(h.status, 2) << h.out.substr(0, 400);
+  EXPECT_EQ(h.out.find("\"ts\": -"), std::string::npos);
+  EXPECT_NE(h.out.find("before 0 ns"), std::string::npos) << h.out.substr(0, 400);
 }
 
 TEST_F(CaptureTool, BadStreamsAndRecordingsExitTwoWithTheOffset) {
