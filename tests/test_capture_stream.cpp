@@ -227,7 +227,11 @@ TEST(RawCapture, SkipsZeroRptIdAndHonoursCallerGaps) {
   // 0->1, 1->3 (2 skipped), then the gap, 4->5.
   EXPECT_EQ(elapsed, (std::vector<std::uint64_t>{100, 200, 100}));
   EXPECT_EQ(t.stats().skipped_zero, 1u);
+  // A caller's gap is never bridged, and the report after it is a stretch
+  // start, not an interval the loss bound dropped.
   EXPECT_EQ(t.stats().stretches, 2u);
+  EXPECT_EQ(t.stats().across_loss, 0u);
+  EXPECT_EQ(t.stats().unbridged, 0u);
 }
 
 TEST(RawCapture, TimestampsExtendAcrossThe32BitWrap) {

@@ -92,7 +92,7 @@ TEST(EmuWorkload, HaswellRelationsHoldInEveryInterval) {
       for (std::size_t base : {2, 7, 12, 17, 22, 27}) {
         act += d.a[base];
         stall += d.a[base + 1];
-        EXPECT_LE(d.a[base + 2], d.a[base + 1]);              // core stall <= stall
+        EXPECT_LE(d.a[base + 2], d.a[base + 1]);  // core stall <= stall
         // Threads dispatched: 20 to 100 active EU cycles each (the file's
         // *EuActivePerThread maximum is 100), so A(base) <= 100 x threads,
         // and none without an active cycle.

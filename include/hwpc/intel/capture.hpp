@@ -173,7 +173,7 @@ class delta_tracker {
           ordinal,       bridge};
     } else {
       ++stats_.stretches;
-      if (loss_since_report_) ++stats_.unbridged;
+      if (loss_since_report_ && !gap_since_report_) ++stats_.unbridged;
       in_stretch_ = true;
     }
     loss_since_report_ = false;
