@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hwpc/core/error.hpp"
+#include "hwpc/expr/arithmetic.hpp"
 #include "hwpc/expr/batch.hpp"
 #include "hwpc/expr/builder.hpp"
 #include "hwpc/expr/compile.hpp"
@@ -89,7 +90,7 @@ class set_compiler {
       regs.emplace_back(add_output(*r));
     }
     p.nodes = std::move(b_).take();
-    out.prog_ = expr::compact(p, false);
+    out.prog_ = expr::compact(expr::with_arithmetic(p, opt_.arithmetic), false);
     out.outputs_ = std::move(outs);
     out.register_outputs_ = std::move(regs);
     return out;
