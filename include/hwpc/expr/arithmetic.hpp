@@ -21,7 +21,10 @@
 // them, then the product of the constant factors (folded first). Used as
 // the dividend of an FDIV by y, the chain gives N / (D * y), the form of
 // metrics-discovery's EuAggrDuration; used any other way, N / D. A zero
-// denominator gives 0, as UDIV and FDIV by zero do. Chains without a UDIV
+// denominator gives 0, as UDIV and FDIV by zero do. A chain stops at the
+// value of a metric another formula refers to (`$GpuTime`, whole
+// nanoseconds), as metrics-discovery reads it; so does a uint64 metric's
+// truncation. Chains without a UDIV
 // (plain products) and chains whose result stays an integer (GpuTime's
 // "... 1000000000 UMUL $GpuTimestampFrequency UDIV") are left as they are:
 // metrics-discovery divides those in integers too.
@@ -29,6 +32,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -86,13 +90,20 @@ constexpr std::uint32_t product_node(builder& b, const factor_product& p) {
 
 // The program with every such chain rewritten (see above); other nodes are
 // rebuilt unchanged. Nodes only the old chains used are left for compact().
-constexpr program exact_quotients(const program& p) {
+// `values`: nodes that are the value of a metric another formula refers to.
+constexpr program exact_quotients(const program& p, std::span<const std::uint32_t> values = {}) {
   const std::size_t n = p.nodes.size();
   // Which UMUL/UDIV nodes are part of a chain used as a double: the operand
   // of a to_f64, and (backwards) the UMUL/UDIV operands of such nodes.
+  // A metric another one refers to is read as its value, which is what
+  // metrics-discovery reads too: chains stop there.
+  std::vector<char> is_output(n, 0);
+  for (const std::uint32_t o : values) {
+    if (o < n) is_output[o] = 1;
+  }
   std::vector<char> in_chain(n, 0);
   auto chainable = [&](std::uint32_t j) {
-    return p.nodes[j].code == op::umul || p.nodes[j].code == op::udiv;
+    return !is_output[j] && (p.nodes[j].code == op::umul || p.nodes[j].code == op::udiv);
   };
   for (std::size_t i = 0; i < n; ++i) {
     if (p.nodes[i].code == op::to_f64 && chainable(p.nodes[i].a)) in_chain[p.nodes[i].a] = 1;
@@ -112,7 +123,7 @@ constexpr program exact_quotients(const program& p) {
     const node& x = p.nodes[j];
     if (x.code == op::constant) {
       f.num.k = x.type == vtype::f64 ? as_f64(x.imm) : u64_to_f64(x.imm);
-    } else if (x.code == op::to_u64) {
+    } else if (x.code == op::to_u64 && !is_output[j]) {
       f.num.node = remap[x.a];
     } else {
       f.num.node = b.convert(remap[j], vtype::f64);
@@ -167,8 +178,9 @@ constexpr program exact_quotients(const program& p) {
 }
 
 // The program as `a` computes it.
-constexpr program with_arithmetic(const program& p, arithmetic a) {
-  return a == arithmetic::mdapi ? exact_quotients(p) : p;
+constexpr program with_arithmetic(const program& p, arithmetic a,
+                                  std::span<const std::uint32_t> values = {}) {
+  return a == arithmetic::mdapi ? exact_quotients(p, values) : p;
 }
 
 }  // namespace hwpc::expr
