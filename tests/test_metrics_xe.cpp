@@ -453,6 +453,8 @@ TEST(MetricsXe, ArithmeticStopsAtReferencedMetrics) {
                        {"PerCorePct",
                         "PEC 2 READ $XeCoreTotalCount UDIV 100 UMUL GPU_CLOCK 0 READ "
                         "FDIV"}});
+  set.metrics[1].type = hm::data_type::float32;  // Rate and PerCorePct are float metrics
+  set.metrics[3].type = hm::data_type::float32;
   const hm::device_values dv = {{"GpuTimestampFrequency", value::u(19'200'000)},
                                 {"XeCoreTotalCount", value::u(8)}};
   for (const auto a : {hwpc::expr::arithmetic::mdapi, hwpc::expr::arithmetic::igt}) {
