@@ -184,6 +184,44 @@ TEST(ExprArithmetic, DefaultIsMdapi) {
   EXPECT_FALSE(ex::parse_arithmetic("exact"));
 }
 
+// The compile-time evaluator against the scalar and batch ones, both modes,
+// on the TGL case of hand_cases() and a sweep of inputs around it.
+TEST(ExprArithmetic, CompileTimeEqualsScalarAndBatch) {
+  constexpr auto tgl_mdapi =
+      ex::compile_static<"A 7 READ $EuCoresTotalCount UDIV 100 UMUL $GpuCoreClocks FDIV",
+                         syntax::rpn, "A7", "EuCoresTotalCount", "GpuCoreClocks">();
+  constexpr auto tgl_igt =
+      ex::compile_static_as<arithmetic::igt,
+                            "A 7 READ $EuCoresTotalCount UDIV 100 UMUL $GpuCoreClocks FDIV",
+                            syntax::rpn, "A7", "EuCoresTotalCount", "GpuCoreClocks">();
+  static_assert(tgl_mdapi(2'734'927, 96, 1'000'000) == value::f(273'492'700.0 / 96'000'000.0));
+  static_assert(tgl_igt(2'734'927, 96, 1'000'000) == value::f(2.8488));
+  ex::symbol_table s;
+  for (const char* n : {"A7", "EuCoresTotalCount", "GpuCoreClocks"}) s.add_counter(n);
+  const char* text = "A 7 READ $EuCoresTotalCount UDIV 100 UMUL $GpuCoreClocks FDIV";
+  for (const arithmetic a : {arithmetic::mdapi, arithmetic::igt}) {
+    auto f = ex::compile(text, syntax::rpn, s, a);
+    ASSERT_TRUE(f);
+    hwpc::testing::xorshift64 g(0x5eed);
+    std::vector<std::uint64_t> x(500), e(500), c(500), out(500);
+    for (std::size_t r = 0; r < x.size(); ++r) {
+      x[r] = g.below(10'000'000);
+      e[r] = g.below(8) == 0 ? 0 : 1 + g.below(512);
+      c[r] = g.below(8) == 0 ? 0 : g.below(2'000'000);
+    }
+    const std::uint64_t* cols[] = {x.data(), e.data(), c.data()};
+    std::uint64_t* o[] = {out.data()};
+    ex::batch_evaluator be(f->ir());
+    ASSERT_TRUE(be.evaluate(cols, x.size(), o));
+    for (std::size_t r = 0; r < x.size(); ++r) {
+      const value st =
+          a == arithmetic::mdapi ? tgl_mdapi(x[r], e[r], c[r]) : tgl_igt(x[r], e[r], c[r]);
+      ASSERT_EQ(f->evaluate({x[r], e[r], c[r]}), st) << ex::to_string(a) << " row " << r;
+      ASSERT_EQ(out[r], st.bits) << ex::to_string(a) << " row " << r;
+    }
+  }
+}
+
 // Random chains of UMUL/UDIV/FDIV/FADD over counters and constants, in both
 // modes: scalar and batch agree bit for bit, constants and zeros included.
 TEST(ExprArithmetic, RandomChainsBatchEqualsScalar) {
