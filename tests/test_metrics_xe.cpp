@@ -202,7 +202,7 @@ TEST(MetricsXe, Xe2DeviceVariables) {
   EXPECT_EQ(at("L3NodeTotalCount"), value::u(2));
   EXPECT_EQ(at("SqidiTotalCount"), value::u(2));
   EXPECT_EQ(at("CopyEngineTotalCount"), value::u(1));
-  EXPECT_EQ(at("ComputeEngineTotalCount"), value::u(4));
+  EXPECT_EQ(at("ComputeEngineTotalCount"), value::u(1));  // the default CCS mode
   EXPECT_EQ(at("GeometryPipeTotalCount"), value::u(2));
   EXPECT_EQ(at("DepthPipeTotalCount"), value::u(4));
   EXPECT_EQ(at("ColorPipeTotalCount"), value::u(4));

@@ -80,8 +80,9 @@ inline intel_device device_of(intel::platform p) {
   // 4 banks each): Lunar Lake 2 nodes, Battlemage G21 (B580, B570) 6, Panther
   // Lake H 2. A part with fewer banks enabled, BMG G31 (8 nodes) or PTL-U (1
   // node, 2 SQIDIs) needs the capture's mask or --device-var
-  // (docs/expressions.md). Four compute engines: the Xe2/Xe3 device table's
-  // CCS0..CCS3, which a part may fuse off.
+  // (docs/expressions.md). One compute engine: the Xe driver's default CCS
+  // mode gives one engine all compute resources, and its engine list, which
+  // metrics-discovery counts, then names one.
   switch (p) {
     case intel::platform::lnl:
     case intel::platform::ptl:
@@ -95,7 +96,7 @@ inline intel_device device_of(intel::platform p) {
   }
   if (d.l3_bank_mask != 0) {
     d.l3_banks_per_node = 4;
-    d.compute_engine_count = 4;
+    d.compute_engine_count = 1;
   }
   return d;
 }
