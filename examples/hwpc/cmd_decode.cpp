@@ -116,7 +116,10 @@ const command_spec decode_spec{
      {"set", "SYMBOL",
       "metric set of --metrics to compute (e.g. RenderBasic; a recording names its own)"},
      {"device-var", "NAME=VALUE", "a device variable for the formulas (e.g. EuCoresTotalCount=24)",
-      true}},
+      true},
+     {"arithmetic", "mdapi|igt",
+      "--metrics: integer products and quotients used as doubles: exact, as Intel's "
+      "metrics-discovery (default), or truncated, as IGT (see docs/expressions.md)"}},
     0,
     1};
 
@@ -132,6 +135,7 @@ struct decode_options {
   unsigned threads = 0;  // --threads; 0: every core
   std::string file;      // empty: the embedded default capture
   std::optional<std::string> metrics_file;
+  expr::arithmetic arithmetic = expr::arithmetic::mdapi;
   std::string metric_set;
   metrics::device_values device_overrides;
   bool unverified = false;                       // --unverified-layouts
@@ -301,6 +305,14 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
   if (!o.metrics_file && !o.metric_set.empty()) {
     fail("decode", "--set needs --metrics FILE.xml", exit_usage);
     return std::nullopt;
+  }
+  if (auto ar = a.get("arithmetic")) {
+    const auto v = expr::parse_arithmetic(*ar);
+    if (!v) {
+      fail("decode", "--arithmetic must be mdapi or igt, not '" + *ar + "'", exit_usage);
+      return std::nullopt;
+    }
+    o.arithmetic = *v;
   }
   for (const auto& dv : a.all("device-var")) {
     auto v = parse_device_var(dv);
@@ -575,7 +587,8 @@ int cmd_decode(const std::vector<std::string>& args) {
     if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
     metrics::device_values values = metrics::to_device_values(dev);
     for (const auto& [name, v] : opt->device_overrides) values[name] = v;
-    auto m = load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values);
+    auto m =
+        load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values, opt->arithmetic);
     if (!m) {
       // A name that the capture or the command line does not supply (a set,
       // a variable, a counter) is a usage error; anything wrong in the file
