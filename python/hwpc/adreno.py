@@ -4,13 +4,14 @@ from . import _hwpc
 from ._rows import Rows
 
 
-def queries(source, *, format="auto", summary=False):
+def queries(source, *, format="auto", summary=False, _schema_only=False):
     """The query results of ``hwpc adreno --output csv`` as rows.
 
     ``rows.issues`` lists the problems and notes the tool prints on stderr
     (a damaged stream still gives its rows).
     """
-    return Rows(_hwpc.adreno_queries(source, {"format": format, "summary": bool(summary)}),
+    opts = {"format": format, "summary": bool(summary), "_schema_only": bool(_schema_only)}
+    return Rows(_hwpc.adreno_queries(source, opts),
                 summary=bool(summary))
 
 
@@ -21,7 +22,7 @@ def packets(source, *, format="auto"):
     ``gpu_address`` (0-based for raw dwords), ``depth`` (indirect-buffer
     level), ``type`` (4 or 7), ``id`` (opcode or register), ``count``,
     ``name``, ``fields`` (the decoded payload), ``event`` (the recognised
-    query that starts at this packet, if any). ``df.attrs["issues"]``: the
+    queries that start at this packet, one a line). ``df.attrs["issues"]``: the
     problems found.
     """
     import pandas as pd

@@ -6,7 +6,7 @@ from ._rows import Rows
 
 def decode(source, *, gpu=None, reader=None, l2_slices=None, core_mask=None,
            bus_width_bits=None, derived=None, per_instance=False, summary=False,
-           core_index=None):
+           core_index=None, _schema_only=False):
     """The rows of ``hwpc mali`` for a capture of Mali samples.
 
     ``gpu``: a name from Arm's product list ("mali-g78", "G72") or a GPU_ID
@@ -20,5 +20,6 @@ def decode(source, *, gpu=None, reader=None, l2_slices=None, core_mask=None,
         "gpu": gpu, "reader": reader, "l2_slices": l2_slices, "core_mask": core_mask,
         "bus_width_bits": bus_width_bits, "derived": derived,
         "per_instance": bool(per_instance), "summary": bool(summary), "core_index": core_index,
+        "_schema_only": bool(_schema_only),  # internal: hwpc.dask's meta
     }
     return Rows(_hwpc.mali_decode(source, opts), summary=bool(summary))

@@ -4,6 +4,8 @@
 // capture is inflated in memory (the tool inflates to a temporary file).
 #include "hwpc/adreno.hpp"
 
+#include <pybind11/stl.h>
+
 #include <array>
 #include <optional>
 #include <string>
@@ -66,6 +68,7 @@ pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
   const options o(opts);
   const std::string format = format_of(o);
   const bool summary = o.flag("summary");
+  const bool schema_only = o.flag("_schema_only");  // hwpc.dask's meta
   input_source in(source);
   const std::string& path = in.name();
   adreno_input a;
@@ -91,18 +94,22 @@ pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
     } else {
       w = &columns.emplace(*schema);
     }
-    auto done = adreno::for_each_row(
-        kind, a.data, *schema,
-        [&](const row& r) {
-          result_totals.add(r);
-          w->write(r);
-        },
-        [&](const error& e, bool note) {
-          issues.push_back(path + ": " + (note ? "note: " : "") + e.describe());
-        });
-    if (!done) fail_input(path, done.error_value());
-    w->end(done->acc);
-    gpu_id = done->gpu_id;
+    if (schema_only) {
+      w->end(accounting{});
+    } else {
+      auto done = adreno::for_each_row(
+          kind, a.data, *schema,
+          [&](const row& r) {
+            result_totals.add(r);
+            w->write(r);
+          },
+          [&](const error& e, bool note) {
+            issues.push_back(path + ": " + (note ? "note: " : "") + e.describe());
+          });
+      if (!done) fail_input(path, done.error_value());
+      w->end(done->acc);
+      gpu_id = done->gpu_id;
+    }
   }
   pyb::dict out = totals ? totals->to_python() : columns->to_python();
   out["schema"] = schema_to_python(*schema);
@@ -165,7 +172,7 @@ class packet_table final : public adreno::rd::capture_sink {
   void attach(const adreno::query_event& ev) {
     if (ev.packet_index >= event.size()) return;
     std::string& e = event[ev.packet_index];
-    e += (e.empty() ? "" : "; ") + adreno::describe(ev);
+    e += (e.empty() ? "" : "\n") + adreno::describe(ev);
   }
   adreno::recogniser rec_{std::size_t{1} << 16};
   std::array<std::vector<std::byte>, adreno::recogniser::window_size + 1> ring_;

@@ -42,6 +42,9 @@ struct intel_options {
   bool unverified = false;
   bool summary = false;
   bool discard = false;  // benchmarks: decode and evaluate, keep nothing
+  // The schema and no row (hwpc.dask's meta): the input's header is read
+  // (a recording's DEVICE_INFO), its reports are not.
+  bool schema_only = false;
 };
 
 intel_options read_options(const options& o) {
@@ -93,6 +96,7 @@ intel_options read_options(const options& o) {
   r.unverified = o.flag("unverified_layouts");
   r.summary = o.flag("summary");
   r.discard = o.flag("_discard");
+  r.schema_only = o.flag("_schema_only");
   return r;
 }
 
@@ -288,7 +292,9 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
     const bool per_row = !o.summary;
     const std::size_t nc = schema.counters.size();
     accounting acc;
-    if (c.kind == input_kind::raw) {
+    if (o.schema_only) {
+      w->end(acc);
+    } else if (c.kind == input_kind::raw) {
       auto buf = intel::report_buffer::make(bytes, *c.format);
       if (!buf) fail_input(name, buf.error_value());
       acc = drive(intel::raw_capture(*buf), c, mc, per_row, *w, nc);

@@ -54,6 +54,7 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   const std::optional<std::string> derived_opt = o.get<std::string>("derived");
   const bool per_instance = o.flag("per_instance");
   const bool summary = o.flag("summary");
+  const bool schema_only = o.flag("_schema_only");  // hwpc.dask's meta: no sample read
 
   input_source in(source);
   const std::string& path = in.name();
@@ -164,19 +165,23 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       w = &columns.emplace(*schema);
     }
     auto write_row = [&](const row& r) { w->write(r); };
-    result<accounting> acc = accounting{};
-    if (reader == "vinstr") {
-      auto cap = mali::vinstr_capture::make(table, layout, payload, base, header.has_value());
-      if (!cap) fail_input(path, cap.error_value());
-      acc = mali::for_each_row(*cap, builder, write_row);
+    if (schema_only) {
+      w->end(accounting{});
     } else {
-      auto rd = mali::kinstr_reader::make(table, layout, payload, base, cores);
-      if (!rd) fail_input(path, rd.error_value());
-      acc = mali::for_each_row(*rd, builder, write_row);
-      if (acc && acc->reports == 0) throw decode_failure(path + ": no sample in the buffer");
+      result<accounting> acc = accounting{};
+      if (reader == "vinstr") {
+        auto cap = mali::vinstr_capture::make(table, layout, payload, base, header.has_value());
+        if (!cap) fail_input(path, cap.error_value());
+        acc = mali::for_each_row(*cap, builder, write_row);
+      } else {
+        auto rd = mali::kinstr_reader::make(table, layout, payload, base, cores);
+        if (!rd) fail_input(path, rd.error_value());
+        acc = mali::for_each_row(*rd, builder, write_row);
+        if (acc && acc->reports == 0) throw decode_failure(path + ": no sample in the buffer");
+      }
+      if (!acc) fail_input(path, acc.error_value());
+      w->end(*acc);
     }
-    if (!acc) fail_input(path, acc.error_value());
-    w->end(*acc);
     if (metric_error) fail_input("", *metric_error);
   }
   out = totals ? totals->to_python() : columns->to_python();
