@@ -17,6 +17,7 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <sys/mman.h>
 
 #include <cmath>
 #include <cstdint>
@@ -42,6 +43,21 @@ pyb::array_t<T> to_numpy(std::vector<T>&& v) {
   auto* owned = new std::vector<T>(std::move(v));
   pyb::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
   return pyb::array_t<T>({static_cast<pyb::ssize_t>(owned->size())}, owned->data(), free_it);
+}
+
+// Reserves room for `n` values and asks for transparent huge pages over it:
+// a decode fills fresh memory, and with 4 KiB pages the page faults cost
+// more than the filling (docs/performance.md, "Python").
+template <class T>
+void reserve_huge(std::vector<T>& v, std::size_t n) {
+  v.reserve(n);
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+  const auto p = reinterpret_cast<std::uintptr_t>(v.data());
+  const std::uintptr_t b = (p + huge - 1) & ~(huge - 1);
+  const std::uintptr_t e = (p + n * sizeof(T)) & ~(huge - 1);
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+#endif
 }
 
 // NaN for an empty cell, else the value as a double (what pandas holds).
@@ -84,8 +100,28 @@ inline pyb::dict accounting_to_python(const accounting& a) {
 
 class column_sink final : public output::row_writer {
  public:
+  // Rows are staged row-major, `block` at a time, and appended to the
+  // columns a column at a time: writing each value straight to its column
+  // would touch one page per column per row (95 columns for TGL with
+  // RenderBasic), which costs more than the decode (docs/performance.md).
+  static constexpr std::size_t block = 256;
+
   explicit column_sink(const row_schema& s)
-      : counters_(s.counters.size()), metrics_(s.metrics.size()) {}
+      : counters_(s.counters.size()),
+        metrics_(s.metrics.size()),
+        staged_counters_(block * s.counters.size()),
+        staged_metrics_(block * s.metrics.size()) {}
+
+  // A hint: about `rows` rows will come (the columns then grow in place).
+  void reserve(std::size_t rows) {
+    for (auto* v : {&report_, &offset_, &ctx_}) reserve_huge(*v, rows);
+    reserve_huge(begin_, rows);
+    reserve_huge(end_, rows);
+    reserve_huge(lost_, rows);
+    reserve_huge(reason_, rows);
+    for (auto& c : counters_) reserve_huge(c, rows);
+    for (auto& m : metrics_) reserve_huge(m, rows);
+  }
 
   void write(const row& r) override {
     report_.push_back(static_cast<std::int64_t>(r.report));
@@ -95,15 +131,21 @@ class column_sink final : public output::row_writer {
     lost_.push_back(r.lost);
     reason_.push_back(reason_code(r.reason));
     ctx_.push_back(r.has_context ? std::int64_t{r.context} : -1);
-    for (std::size_t c = 0; c < counters_.size(); ++c) {
-      counters_[c].push_back(c < r.counters.size() ? r.counters[c] : 0);
-    }
-    for (std::size_t j = 0; j < metrics_.size(); ++j) {
-      metrics_[j].push_back(j < r.metrics.size() ? cell_value(r.metrics[j])
-                                                 : std::numeric_limits<double>::quiet_NaN());
-    }
+    const std::size_t nc = counters_.size(), nm = metrics_.size();
+    std::uint64_t* c = staged_counters_.data() + staged_ * nc;
+    const std::size_t have_c = r.counters.size() < nc ? r.counters.size() : nc;
+    for (std::size_t i = 0; i < have_c; ++i) c[i] = r.counters[i];
+    for (std::size_t i = have_c; i < nc; ++i) c[i] = 0;
+    double* m = staged_metrics_.data() + staged_ * nm;
+    const std::size_t have_m = r.metrics.size() < nm ? r.metrics.size() : nm;
+    for (std::size_t j = 0; j < have_m; ++j) m[j] = cell_value(r.metrics[j]);
+    for (std::size_t j = have_m; j < nm; ++j) m[j] = std::numeric_limits<double>::quiet_NaN();
+    if (++staged_ == block) flush();
   }
-  void end(const accounting& acc) override { acc_ = acc; }
+  void end(const accounting& acc) override {
+    flush();
+    acc_ = acc;
+  }
   const accounting& acc() const noexcept { return acc_; }
 
   // {"report": ..., ..., "counters": [arrays], "metrics": [arrays],
@@ -151,8 +193,27 @@ class column_sink final : public output::row_writer {
   std::vector<std::vector<double>> metrics_;
   std::vector<std::string> reasons_;
   std::unordered_map<std::string, std::int32_t> codes_;
+  // The staged rows to their columns, one column at a time.
+  void flush() {
+    if (staged_ == 0) return;
+    const std::size_t nc = counters_.size(), nm = metrics_.size();
+    for (std::size_t c = 0; c < nc; ++c) {
+      // push_back, not resize: resize would clear the memory first.
+      std::vector<std::uint64_t>& col = counters_[c];
+      for (std::size_t i = 0; i < staged_; ++i) col.push_back(staged_counters_[i * nc + c]);
+    }
+    for (std::size_t j = 0; j < nm; ++j) {
+      std::vector<double>& col = metrics_[j];
+      for (std::size_t i = 0; i < staged_; ++i) col.push_back(staged_metrics_[i * nm + j]);
+    }
+    staged_ = 0;
+  }
+
   std::int32_t last_code_ = -1;
   accounting acc_;
+  std::vector<std::uint64_t> staged_counters_;  // staged row i's counters at [i * counters]
+  std::vector<double> staged_metrics_;          // staged row i's metrics at [i * metrics]
+  std::size_t staged_ = 0;
 };
 
 // The totals of `hwpc decode --summary` (output/summary.hpp) as one row.

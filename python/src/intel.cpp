@@ -288,6 +288,8 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       w = &totals.emplace(schema, std::move(tm));
     } else if (!o.discard) {
       w = &columns.emplace(schema);
+      // At most one row per report slot (and per loss record, fewer still).
+      columns->reserve(bytes.size() / c.format->size + 1);
     }
     const bool per_row = !o.summary;
     const std::size_t nc = schema.counters.size();
