@@ -16,6 +16,7 @@ Run with Debian's interpreter and the CMake build's package:
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,20 +41,35 @@ def timed(fn):
     return time.perf_counter() - t
 
 
+def cpu_timed(fn):
+    """Wall time, and CPU time (user + system: the page faults count) of this process."""
+    r0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    fn()
+    w, r1 = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF)
+    return w, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
 def bench_decode(hwpc, path, metrics, reps):
-    base, cols, pandas = [], [], []
+    base, store, cols, pandas = [], [], [], []
     for _ in range(reps):
-        base.append(timed(lambda: hwpc.intel.decode(path, metrics=metrics, _discard=True)))
-        cols.append(timed(lambda: hwpc.intel.decode(path, metrics=metrics)))
-        rows = hwpc.intel.decode(path, metrics=metrics)
-        pandas.append(timed(lambda: rows.to_pandas()))
-        del rows
-    b, c, p = (statistics.median(x) for x in (base, cols, pandas))
-    rows = hwpc.intel.decode(path, metrics=metrics)
-    print("decode %d rows x %d columns, %.1f MiB: baseline (C++, no columns) %.3f s, "
-          "to NumPy %.3f s (%.2fx), to_pandas %.3f s more; runs: base %s cols %s"
-          % (len(rows), len(rows.columns), os.path.getsize(path) / (1 << 20), b, c, c / b, p,
-             ["%.3f" % x for x in base], ["%.3f" % x for x in cols]))
+        base.append(cpu_timed(lambda: hwpc.intel.decode(path, metrics=metrics, _discard=True)))
+        store.append(cpu_timed(lambda: hwpc.intel.decode(path, metrics=metrics,
+                                                         _store_only=True)))
+        holder = []
+        cols.append(cpu_timed(lambda: holder.append(hwpc.intel.decode(path, metrics=metrics))))
+        pandas.append(cpu_timed(lambda: holder[0].to_pandas()))
+        n, ncol = len(holder[0]), len(holder[0].columns)
+        del holder
+    med = lambda xs, i: statistics.median(x[i] for x in xs)  # noqa: E731
+    print("decode %d rows x %d columns, %.1f MiB (median of %d):" % (
+        n, ncol, os.path.getsize(path) / (1 << 20), reps))
+    for i, what in ((1, "CPU"), (0, "wall")):
+        b, st, c, p = med(base, i), med(store, i), med(cols, i), med(pandas, i)
+        print("  %s: C++ same rows and metrics kept nowhere %.3f s; C++ columns filled, not "
+              "handed over %.3f s; to NumPy %.3f s (%.2fx the first, %.2fx the second); "
+              "to_pandas %.3f s more; runs: nowhere %s, C++ columns %s, NumPy %s" % (
+                  what, b, st, c, c / b, c / st, p, ["%.2f" % x[i] for x in base],
+                  ["%.2f" % x[i] for x in store], ["%.2f" % x[i] for x in cols]))
 
 
 def bench_dask(hwpc_dask, paths, metrics, reps):

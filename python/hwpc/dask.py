@@ -12,6 +12,7 @@ back. docs/python.md.
 
 import glob
 import os
+import uuid
 
 import dask
 import dask.dataframe as dd
@@ -88,8 +89,11 @@ def read_captures(paths, *, vendor="intel", errors="raise", **decode_options):
     meta = _with_capture(empty.copy(), captures[0], captures)
     meta["reason"] = meta["reason"].cat.set_categories([])  # each capture has its own
     meta = dd.utils.clear_known_categories(meta, cols=["reason"])
+    # Keys unique to this call: a path names a file whose contents may change,
+    # so results of an earlier read (still held by the scheduler) are not reused.
     return dd.from_map(_read_one, captures, args=[vendor, decode_options, captures, empty if errors == "skip" else None],
-                       meta=meta, enforce_metadata=False, label="hwpc-read")
+                       meta=meta, enforce_metadata=False, label="hwpc-read",
+                       token=uuid.uuid4().hex)
 
 
 def _summary_one(path, vendor, options):
@@ -114,7 +118,7 @@ def summaries(paths, *, vendor="intel", **decode_options):
     """
     captures = capture_paths(paths)
     _decoder(vendor)
-    tasks = [dask.delayed(_summary_one, pure=True)(p, vendor, decode_options) for p in captures]
+    tasks = [dask.delayed(_summary_one, pure=False)(p, vendor, decode_options) for p in captures]
     rows = dask.compute(*tasks)
     df = pd.DataFrame(list(rows))
     df["error_offset"] = df["error_offset"].astype("Int64")

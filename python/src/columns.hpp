@@ -21,7 +21,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,27 +40,49 @@ namespace hwpc::py {
 namespace pyb = pybind11;
 
 // Moves `v` into a NumPy array that owns it.
-template <class T>
-pyb::array_t<T> to_numpy(std::vector<T>&& v) {
-  auto* owned = new std::vector<T>(std::move(v));
-  pyb::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+template <class T, class A>
+pyb::array_t<T> to_numpy(std::vector<T, A>&& v) {
+  auto* owned = new std::vector<T, A>(std::move(v));
+  pyb::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T, A>*>(p); });
   return pyb::array_t<T>({static_cast<pyb::ssize_t>(owned->size())}, owned->data(), free_it);
 }
 
-// Reserves room for `n` values and asks for transparent huge pages over it:
-// a decode fills fresh memory, and with 4 KiB pages the page faults cost
-// more than the filling (docs/performance.md, "Python").
+// An allocator of 2 MiB-aligned blocks with transparent huge pages asked
+// for: a decode fills fresh memory, and with 4 KiB pages the kernel's page
+// faults cost more than the filling (docs/performance.md, "Python").
 template <class T>
-void reserve_huge(std::vector<T>& v, std::size_t n) {
-  v.reserve(n);
+struct huge_allocator {
+  using value_type = T;
+  static constexpr std::size_t huge = std::size_t{2} << 20;
+  huge_allocator() = default;
+  template <class U>
+  huge_allocator(const huge_allocator<U>&) noexcept {}  // NOLINT: rebinding
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < huge) return static_cast<T*>(::operator new(bytes));
+    const std::size_t rounded = (bytes + huge - 1) & ~(huge - 1);
+    void* p = std::aligned_alloc(huge, rounded);
+    if (p == nullptr) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
-  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
-  const auto p = reinterpret_cast<std::uintptr_t>(v.data());
-  const std::uintptr_t b = (p + huge - 1) & ~(huge - 1);
-  const std::uintptr_t e = (p + n * sizeof(T)) & ~(huge - 1);
-  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+    ::madvise(p, rounded, MADV_HUGEPAGE);
 #endif
-}
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n * sizeof(T) < huge) {
+      ::operator delete(p);
+    } else {
+      std::free(p);
+    }
+  }
+  template <class U>
+  bool operator==(const huge_allocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+template <class T>
+using column_vector = std::vector<T, huge_allocator<T>>;
 
 // NaN for an empty cell, else the value as a double (what pandas holds).
 inline double cell_value(const cell& c) noexcept {
@@ -114,13 +138,13 @@ class column_sink final : public output::row_writer {
 
   // A hint: about `rows` rows will come (the columns then grow in place).
   void reserve(std::size_t rows) {
-    for (auto* v : {&report_, &offset_, &ctx_}) reserve_huge(*v, rows);
-    reserve_huge(begin_, rows);
-    reserve_huge(end_, rows);
-    reserve_huge(lost_, rows);
-    reserve_huge(reason_, rows);
-    for (auto& c : counters_) reserve_huge(c, rows);
-    for (auto& m : metrics_) reserve_huge(m, rows);
+    for (auto* v : {&report_, &offset_, &ctx_}) v->reserve(rows);
+    begin_.reserve(rows);
+    end_.reserve(rows);
+    lost_.reserve(rows);
+    reason_.reserve(rows);
+    for (auto& c : counters_) c.reserve(rows);
+    for (auto& m : metrics_) m.reserve(rows);
   }
 
   void write(const row& r) override {
@@ -185,12 +209,12 @@ class column_sink final : public output::row_writer {
     return last_code_;
   }
 
-  std::vector<std::int64_t> report_, offset_, ctx_;
-  std::vector<std::uint64_t> begin_, end_;
-  std::vector<std::uint8_t> lost_;
-  std::vector<std::int32_t> reason_;
-  std::vector<std::vector<std::uint64_t>> counters_;
-  std::vector<std::vector<double>> metrics_;
+  column_vector<std::int64_t> report_, offset_, ctx_;
+  column_vector<std::uint64_t> begin_, end_;
+  column_vector<std::uint8_t> lost_;
+  column_vector<std::int32_t> reason_;
+  std::vector<column_vector<std::uint64_t>> counters_;
+  std::vector<column_vector<double>> metrics_;
   std::vector<std::string> reasons_;
   std::unordered_map<std::string, std::int32_t> codes_;
   // The staged rows to their columns, one column at a time.
@@ -199,11 +223,11 @@ class column_sink final : public output::row_writer {
     const std::size_t nc = counters_.size(), nm = metrics_.size();
     for (std::size_t c = 0; c < nc; ++c) {
       // push_back, not resize: resize would clear the memory first.
-      std::vector<std::uint64_t>& col = counters_[c];
+      column_vector<std::uint64_t>& col = counters_[c];
       for (std::size_t i = 0; i < staged_; ++i) col.push_back(staged_counters_[i * nc + c]);
     }
     for (std::size_t j = 0; j < nm; ++j) {
-      std::vector<double>& col = metrics_[j];
+      column_vector<double>& col = metrics_[j];
       for (std::size_t i = 0; i < staged_; ++i) col.push_back(staged_metrics_[i * nm + j]);
     }
     staged_ = 0;

@@ -41,7 +41,8 @@ struct intel_options {
   std::vector<intel::xe_stream_loss> xe_losses;
   bool unverified = false;
   bool summary = false;
-  bool discard = false;  // benchmarks: decode and evaluate, keep nothing
+  bool discard = false;     // benchmarks: decode and evaluate, keep nothing
+  bool store_only = false;  // benchmarks: fill the columns in C++, hand nothing to Python
   // The schema and no row (hwpc.dask's meta): the input's header is read
   // (a recording's DEVICE_INFO), its reports are not.
   bool schema_only = false;
@@ -96,6 +97,7 @@ intel_options read_options(const options& o) {
   r.unverified = o.flag("unverified_layouts");
   r.summary = o.flag("summary");
   r.discard = o.flag("_discard");
+  r.store_only = o.flag("_store_only");
   r.schema_only = o.flag("_schema_only");
   return r;
 }
@@ -325,6 +327,8 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   }
   if (totals) {
     out = totals->to_python();
+  } else if (columns && o.store_only) {
+    out["values"] = columns->acc().intervals;
   } else if (columns) {
     out = columns->to_python();
   } else {
