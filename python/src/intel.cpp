@@ -262,11 +262,11 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       auto m = cli::load_metric_columns(*o.metrics_file, o.metric_set, schema, values);
       if (!m) {
         if (m.error_value().code == errc::unknown_name) {
-          throw usage_failure("metrics: " + m.error_value().describe());
+          throw usage_failure("--metrics: " + m.error_value().describe());
         }
         const error& e = m.error_value();
         throw decode_failure(
-            "metrics: " + e.describe(),
+            "--metrics: " + e.describe(),
             e.anchor == error_anchor::byte_offset ? std::optional<std::size_t>(e.offset)
                                                   : std::nullopt,
             e.anchor == error_anchor::column ? std::optional<std::size_t>(e.offset) : std::nullopt);
