@@ -41,7 +41,8 @@ const command_spec emulate_spec{
     "cycles of each period (at 1 GHz), every other counter of every block at most that;\n"
     "vinstr gap blocks and kinstr blocks that are off or protected hold garbage. --truth\n"
     "writes, per sample, its report index, timestamp (end, ns) and every counter of the GPU's\n"
-    "table summed over its block instances: the columns `hwpc mali FILE` must print.",
+    "table summed over its block instances and scaled by its shift: the columns `hwpc mali FILE`\n"
+    "must print.",
     {{"gpu", "NAME|GPU_ID", "the GPU to emulate (required)"},
      {"reader", "vinstr|kinstr", "vinstr (default; 64-value GPUs only) or kinstr_prfcnt"},
      {"l2-slices", "N", "number of L2 slices (default 1)"},
@@ -121,7 +122,8 @@ int cmd_mali_emulate(const std::vector<std::string>& args) {
     for (std::size_t k = 0; k < e.truth.size(); ++k) {
       csv += std::to_string(k) + "," + std::to_string(e.end_ns[k]);
       for (const mali::hw_counter& c : (*gpu)->table->counters) {
-        csv += "," + std::to_string(e.truth[k][c.id]);
+        // As hwpc mali prints it: scaled by the counter's shift.
+        csv += "," + std::to_string(mali::scale_counter(e.truth[k][c.id], c.shift));
       }
       csv += "\n";
     }

@@ -155,6 +155,7 @@ class row_builder {
   row_builder(const gpu_product& gpu, const evaluator* ev, const row_options& o)
       : table_(gpu.table), ev_(ev), schema_(schema_of(gpu, ev, o)) {
     counters_.resize(schema_.counters.size());
+    for (const hw_counter& c : table_->counters) shifts_ = shifts_ || c.shift != 0;
     if (o.per_instance) {
       const auto inst = instances_of(*o.per_instance);
       std::uint32_t cores = 0, slot = 0;
@@ -164,7 +165,7 @@ class row_builder {
           core_has_slot_[b.number] = true;
         }
         for (const hw_counter& c : table_->counters) {
-          if (c.id.block == b.type) columns_.push_back({slot, c.id.index});
+          if (c.id.block == b.type) columns_.push_back({slot, c.id.index, c.shift});
         }
         ++slot;
       }
@@ -211,13 +212,20 @@ class row_builder {
     }
   }
 
-  // The row of one sample's summed counters.
+  // The row of one sample's summed counters (as the readers give them: each
+  // counter is scaled here by its shift, in the sums, the per-instance
+  // columns and the derived counters alike).
   result<const row*> make(std::uint64_t report, std::uint64_t offset, std::uint64_t begin,
-                          std::uint64_t end, const block_sums& sums, std::string_view reason) {
+                          std::uint64_t end, const block_sums& raw_sums, std::string_view reason) {
+    // Most layouts have no shift: no 4-KiB copy for them.
+    if (shifts_) scaled_ = scaled_sums(*table_, raw_sums);
+    const block_sums& sums = shifts_ ? scaled_ : raw_sums;
     const std::size_t n = table_->counters.size();
     for (std::size_t i = 0; i < n; ++i) counters_[i] = sums[table_->counters[i].id];
     for (std::size_t j = 0; j < columns_.size(); ++j) {
-      counters_[n + j] = instance_values_[columns_[j].slot * values_per_block_ + columns_[j].index];
+      const instance_column& c = columns_[j];
+      counters_[n + j] =
+          scale_counter(instance_values_[c.slot * values_per_block_ + c.index], c.shift);
     }
     if (auto ok = evaluate(sums); !ok) return ok.error_value();
     row_ = row{};
@@ -242,7 +250,7 @@ class row_builder {
   }
 
   // The metrics of counter totals in schema order (--summary): the same
-  // formulas over the sums of the rows.
+  // formulas over the sums of the rows (already scaled).
   result<void> metrics_of(std::span<const std::uint64_t> counters, std::vector<cell>& out) {
     block_sums sums;
     for (std::size_t i = 0; i < counters.size() && i < table_->counters.size(); ++i) {
@@ -255,9 +263,10 @@ class row_builder {
   }
 
  private:
+  // `sums` are scaled (scaled_sums).
   result<void> evaluate(const block_sums& sums) {
     if (ev_ == nullptr) return {};
-    ev_->inputs(sums, raw_);
+    ev_->scaled_inputs(sums, raw_);
     if (auto ok = ev_->metrics().evaluate(raw_, values_); !ok) return ok;
     for (std::size_t i = 0; i < values_.size(); ++i) {
       cells_[i] = values_[i].is_u64() ? cell::u(values_[i].bits) : cell::f(values_[i].as_double());
@@ -268,6 +277,7 @@ class row_builder {
   struct instance_column {
     std::size_t slot;
     std::size_t index;
+    unsigned shift;
   };
   const gpu_table* table_;
   const evaluator* ev_;
@@ -282,6 +292,8 @@ class row_builder {
   std::array<bool, 64> core_has_slot_{};
   std::size_t values_per_block_ = 0, slots_ = 0;
   std::uint32_t l2_slices_ = 0;
+  bool shifts_ = false;  // some counter of the table has a shift
+  block_sums scaled_;    // the current sample's sums, scaled, when shifts_
   row row_;
   row lost_;
 };
