@@ -50,7 +50,8 @@ const command_spec mali_spec{
     "Mali capture header (HWPCMALI; docs/mali.md) names its reader, GPU_ID, L2 slices and\n"
     "core mask itself; options may repeat them but not contradict them.\n"
     "CSV columns: report (sample index),offset,timestamp (end, ns),every counter of the GPU's\n"
-    "table summed over its block instances,reason,ctx_id (empty), then with --bus-width-bits\n"
+    "table summed over its block instances (--names: hardware or Streamline names),reason,\n"
+    "ctx_id (empty), then with --bus-width-bits\n"
     "the derived counters (Mali-G72: the counter guide's; other GPUs or --derived database:\n"
     "Arm's database's, those that do not need the sample's duration); with kinstr, lost\n"
     "(a gap in the kernel's sample sequence numbers is a lost row, reason sequence-gap).\n"
@@ -73,6 +74,8 @@ const command_spec mali_spec{
      {"output", "csv|json|perfetto|chrome-json|html",
       "output format (default csv; html: hwpc report)"},
      {"per-instance", "", "also each L2 slice's and shader core's counters"},
+     {"names", "hardware|streamline",
+      "counter column names: hardware (default, GPU_ACTIVE) or Streamline (MaliGPUActiveCy)"},
      {"summary", "", "one row: every sample's counters totalled, derived counters of the totals"},
      {"list-gpus", "", "list every GPU (product id, names, layout, readers) and exit"}},
     0,
@@ -251,7 +254,13 @@ int cmd_mali(const std::vector<std::string>& args) {
   if (perfetto && ::isatty(STDOUT_FILENO) != 0) {
     return fail("mali", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
   }
+  const std::string naming = parsed->get("names").value_or("hardware");
+  if (naming != "hardware" && naming != "streamline") {
+    return fail("mali", "--names: expected hardware or streamline", exit_usage);
+  }
   mali::row_options ropt;
+  ropt.names =
+      naming == "streamline" ? mali::counter_naming::streamline : mali::counter_naming::hardware;
   ropt.timed = reader == "kinstr" || header.has_value();
   ropt.losses = reader == "kinstr";
   if (perfetto || parsed->has("per-instance")) ropt.per_instance = layout;

@@ -76,6 +76,23 @@ constexpr std::string_view kinstr_flags_name(std::uint32_t flags) noexcept {
   return "";
 }
 
+// How counter columns are named: by the hardware (GPU_ACTIVE, the layout's
+// names; the default) or by Streamline (MaliGPUActiveCy, the database's
+// MachineNames that Arm's tools show).
+enum class counter_naming { hardware, streamline };
+
+// The column name of a counter: its hardware name, or its Streamline name
+// (the hardware name where the table has none, which no generated table
+// lacks: every counter has exactly one, test_mali_derived).
+constexpr std::string_view counter_name(const gpu_table& t, const hw_counter& c,
+                                        counter_naming naming) noexcept {
+  if (naming == counter_naming::streamline) {
+    const std::string_view s = t.streamline_name_of(c.id);
+    if (!s.empty()) return s;
+  }
+  return c.name;
+}
+
 // What a schema holds besides the summed counters.
 struct row_options {
   bool timed = true;  // samples carry kbase times (kinstr_prfcnt, capture files)
@@ -88,6 +105,7 @@ struct row_options {
   // core's bit in the core mask. (The front end and the tiler have one
   // instance each: their sums are their values.)
   std::optional<sample_layout> per_instance;
+  counter_naming names = counter_naming::hardware;  // counter columns, per instance too
 };
 
 // One block instance of a per-instance schema.
@@ -119,14 +137,15 @@ inline row_schema schema_of(const gpu_product& gpu, const evaluator* ev, const r
   if (gpu.table->key != gpu.name) s.source += " (" + std::string(gpu.table->key) + " layout)";
   s.counters.reserve(gpu.table->counters.size());
   for (const hw_counter& c : gpu.table->counters) {
-    s.counters.push_back({std::string(c.name), "events", column_kind::counter});
+    s.counters.push_back(
+        {std::string(counter_name(*gpu.table, c, o.names)), "events", column_kind::counter});
   }
   if (o.per_instance) {
     for (const block_instance& b : instances_of(*o.per_instance)) {
       for (const hw_counter& c : gpu.table->counters) {
         if (c.id.block != b.type) continue;
-        s.counters.push_back(
-            {b.label() + "." + std::string(c.name), "events", column_kind::counter});
+        s.counters.push_back({b.label() + "." + std::string(counter_name(*gpu.table, c, o.names)),
+                              "events", column_kind::counter});
       }
     }
   }

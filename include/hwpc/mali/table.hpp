@@ -89,6 +89,14 @@ struct gpu_table {
     }
     return 0;
   }
+  // The Streamline name (the database's MachineName) of the counter at `id`;
+  // empty when the table has none.
+  constexpr std::string_view streamline_name_of(counter_id id) const noexcept {
+    for (const streamline_counter& s : streamline) {
+      if (s.id == id) return s.name;
+    }
+    return {};
+  }
   // The counter with this hardware name, if the layout has one.
   constexpr std::optional<hw_counter> find(std::string_view name) const noexcept {
     for (const hw_counter& c : counters) {
