@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,7 @@ checked check_capture(const mali::gpu_product& gpu, const std::vector<std::byte>
     ev.emplace(std::move(*e));
   }
   mali::row_builder b(gpu, ev ? &*ev : nullptr, true);
-  mali::plausibility_checker pc(*gpu.table, h->layout, ev ? &*ev : nullptr, po);
+  mali::plausibility_checker pc(*gpu.table, h->layout, po);
   auto each = [&](const row& r) {
     pc.check(r);
     ++out.rows;
@@ -77,6 +78,7 @@ mali::emulation emulate(const mali::gpu_product& gpu, bool kinstr, std::uint64_t
   o.gpu_id = record_gpu_id ? mali::gpu_id_of_product(gpu.product_id) : 0;
   o.csf = mali::is_csf_product(gpu.product_id);
   o.values_per_block = gpu.table->values_per_block;
+  o.table = gpu.table;
   o.kinstr = kinstr;
   o.l2_slices = 2;
   o.core_mask = 0x2d;  // cores 0, 2, 3, 5
@@ -104,7 +106,7 @@ TEST(MaliPlausibility, HandBuiltSamplesBreakingEachBound) {
   auto cap = mali::vinstr_capture::make(*gpu.table, layout, all);
   ASSERT_TRUE(cap.has_value());
   mali::row_builder b(gpu, nullptr, false);
-  mali::plausibility_checker pc(*gpu.table, layout, nullptr);
+  mali::plausibility_checker pc(*gpu.table, layout);
   ASSERT_TRUE(mali::for_each_row(*cap, b, [&](const row& r) { pc.check(r); }).has_value());
   ASSERT_EQ(pc.total_findings(), 2u);
   const auto& f = pc.findings();
@@ -118,6 +120,32 @@ TEST(MaliPlausibility, HandBuiltSamplesBreakingEachBound) {
   EXPECT_EQ(f[1].report, 2u);
   EXPECT_EQ(f[1].counter, "FRAG_ACTIVE");
   EXPECT_EQ(f[1].bound, 2000.0);
+}
+
+// Derived counters by Arm's formulas over the row's own counters: a read miss
+// rate above 100 % (more external reads than L2 read lookups) and a read
+// latency histogram whose buckets exceed the beats (MaliExtBusRdLat384, the
+// remainder, negative). G72 memory values 26 L2_READ_LOOKUP, 29 L2_EXT_READ,
+// 32 L2_EXT_READ_BEATS, 37 L2_EXT_RRESP_0_127.
+TEST(MaliPlausibility, DerivedCountersOutOfTheirRange) {
+  const mali::gpu_product& gpu = gpu_named("g72");
+  const mali::sample_layout layout{.l2_slices = 1, .core_mask = 1};
+  mali_test::sample_bytes s(layout);
+  s.front_end(6, 1000);  // GPU_ACTIVE
+  s.memory(0, 26, 10);   // 10 lookups
+  s.memory(0, 29, 20);   // 20 external reads: 200 %
+  s.memory(0, 32, 30);   // 30 beats
+  s.memory(0, 37, 40);   // 40 of them in the 0-127 cycle bucket: 384+ is -10
+  auto cap = mali::vinstr_capture::make(*gpu.table, layout, s.bytes);
+  ASSERT_TRUE(cap.has_value());
+  mali::row_builder b(gpu, nullptr, false);
+  mali::plausibility_checker pc(*gpu.table, layout);
+  ASSERT_TRUE(mali::for_each_row(*cap, b, [&](const row& r) { pc.check(r); }).has_value());
+  std::map<std::string, double> got;
+  for (const auto& f : pc.findings()) got[f.counter] = f.value;
+  EXPECT_EQ(pc.total_findings(), 2u);
+  EXPECT_DOUBLE_EQ(got["MaliL2CacheRdMissRate"], 200.0);
+  EXPECT_DOUBLE_EQ(got["MaliExtBusRdLat384"], -10.0);
 }
 
 // The clock bound: 1,000 ns at 1 GHz holds 1,000 cycles, not 1,001.
@@ -139,7 +167,7 @@ TEST(MaliPlausibility, GpuActiveWithinDurationTimesTheHighestClock) {
     auto rd = mali::kinstr_reader::make(*gpu.table, layout, buf.bytes);
     ASSERT_TRUE(rd.has_value());
     mali::row_builder b(gpu, nullptr, true);
-    mali::plausibility_checker pc(*gpu.table, layout, nullptr, {.max_clock_hz = hz});
+    mali::plausibility_checker pc(*gpu.table, layout, {.max_clock_hz = hz});
     ASSERT_TRUE(mali::for_each_row(*rd, b, [&](const row& r) { pc.check(r); }).has_value());
     if (hz == 0) {
       EXPECT_EQ(pc.total_findings(), 0u) << "no clock given: no clock check";
@@ -166,9 +194,12 @@ TEST(MaliPlausibility, AG710CaptureReadAsAG72IsFoundOut) {
     const checked wrong = check_capture(g72, e.file);
     EXPECT_EQ(wrong.rows, 8u);
     ASSERT_GT(wrong.total, 0u) << "seed " << seed;
-    // Each finding names a counter of the G72 and a sample of the capture.
+    // Each finding names a counter or derived counter of the G72 and a
+    // sample of the capture.
     for (const auto& f : wrong.findings) {
-      EXPECT_TRUE(g72.table->find(f.counter).has_value()) << f.describe();
+      bool derived = false;
+      for (const auto& d : g72.table->derived) derived = derived || d.name == f.counter;
+      EXPECT_TRUE(g72.table->find(f.counter).has_value() || derived) << f.describe();
       EXPECT_LT(f.report, 8u);
     }
   }

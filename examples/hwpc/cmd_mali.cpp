@@ -329,7 +329,7 @@ int cmd_mali(const std::vector<std::string>& args) {
   // Physics checks on every row; findings go to stderr after the rows.
   mali::plausibility_options popt;
   if (numbers[3]) popt.max_clock_hz = *numbers[3] * 1'000'000;
-  mali::plausibility_checker checker(table, layout, metrics ? &*metrics : nullptr, popt);
+  mali::plausibility_checker checker(table, layout, popt);
   auto write_row = [&](const row& r) {
     checker.check(r);
     w->write(r);

@@ -6,7 +6,7 @@
 // GPU_ACTIVE); under the wrong GPU's names the values break bounds that hold
 // on real hardware.
 //
-//   hwpc::mali::plausibility_checker pc(*gpu.table, layout, ev_or_null, {});
+//   hwpc::mali::plausibility_checker pc(*gpu.table, layout, {});
 //   for_each_row(reader, builder, [&](const row& r) { pc.check(r); ... });
 //   for (const auto& f : pc.findings()) std::fprintf(stderr, "%s\n", f.describe().c_str());
 //
@@ -20,12 +20,16 @@
 //   clock           GPU_ACTIVE <= the sample's duration x the highest clock (when given)
 //   percent         a derived counter in percent within [0, 100] (+ slack)
 //   non-negative    a derived counter in cycles, beats or transactions >= 0
-// The derived checks run on the row's metrics when an evaluator is given.
+// The derived checks evaluate Arm's database formulas for the table
+// (evaluator::database) over the row's counters themselves, whatever
+// derived counters the row carries; none of the checked ones reads the
+// external bus width, so a nominal one is bound.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,9 +76,8 @@ struct plausibility_options {
 
 class plausibility_checker {
  public:
-  // `ev` (may be null) gives the derived counters' units, in the row's
-  // metric order; it must outlive the checker, as must `table`.
-  plausibility_checker(const gpu_table& table, const sample_layout& layout, const evaluator* ev,
+  // `table` must outlive the checker.
+  plausibility_checker(const gpu_table& table, const sample_layout& layout,
                        plausibility_options o = {})
       : table_(&table), options_(o), cores_(layout.shader_core_count()), slices_(layout.l2_slices) {
     for (std::size_t i = 0; i < table.counters.size(); ++i) {
@@ -86,7 +89,13 @@ class plausibility_checker {
         active_.push_back(i);
       }
     }
-    if (ev != nullptr) {
+    // Every table's set compiles and binds (test_mali_derived); were one not
+    // to, only the derived checks would be lost.
+    if (auto made = evaluator::database(table, layout, nominal_bus_width_bits)) {
+      ev_.emplace(std::move(*made));
+      raw_.resize(ev_->metrics().inputs().size());
+      values_.resize(ev_->size());
+      const evaluator* ev = &*ev_;
       for (std::size_t i = 0; i < ev->size(); ++i) {
         const std::string& u = ev->metrics()[i].units;
         metric_kind k = metric_kind::unchecked;
@@ -99,8 +108,7 @@ class plausibility_checker {
       }
     }
   }
-  plausibility_checker(gpu_table&&, const sample_layout&, const evaluator*,
-                       plausibility_options = {}) = delete;
+  plausibility_checker(gpu_table&&, const sample_layout&, plausibility_options = {}) = delete;
 
   // The most cycles `ns` nanoseconds hold at `hz` (rounded up; exact in
   // integers for hz below 2^32, saturating).
@@ -143,8 +151,15 @@ class plausibility_checker {
                 " cycles)");
       }
     }
-    for (std::size_t i = 0; i < metrics_.size() && i < r.metrics.size(); ++i) {
-      const double v = r.metrics[i].as_double();
+    if (!ev_) return;
+    for (std::size_t i = 0; i < table_->counters.size(); ++i) {
+      const counter_id id = table_->counters[i].id;
+      sums_.values[static_cast<std::size_t>(id.block)][id.index] = r.counters[i];
+    }
+    ev_->scaled_inputs(sums_, raw_);
+    if (!ev_->metrics().evaluate(raw_, values_)) return;
+    for (std::size_t i = 0; i < metrics_.size(); ++i) {
+      const double v = values_[i].as_double();
       switch (metrics_[i].kind) {
         case metric_kind::percent:
           if (!(v >= 0 && v <= 100 + options_.percent_slack)) {
@@ -176,8 +191,15 @@ class plausibility_checker {
     findings_.push_back({r.report, r.offset, std::string(counter), value, bound, std::move(rule)});
   }
 
+  // Any width: no checked derived counter reads it.
+  static constexpr std::uint32_t nominal_bus_width_bits = 128;
+
   const gpu_table* table_;
   plausibility_options options_;
+  std::optional<evaluator> ev_;
+  block_sums sums_;
+  std::vector<std::uint64_t> raw_;
+  std::vector<expr::value> values_;
   std::uint32_t cores_ = 0, slices_ = 0;
   std::size_t gpu_active_ = 0;
   bool has_gpu_active_ = false;
