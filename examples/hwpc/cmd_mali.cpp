@@ -329,7 +329,8 @@ int cmd_mali(const std::vector<std::string>& args) {
   // Physics checks on every row; findings go to stderr after the rows.
   mali::plausibility_options popt;
   if (numbers[3]) popt.max_clock_hz = *numbers[3] * 1'000'000;
-  mali::plausibility_checker checker(table, layout, popt);
+  // The rows' own derived counters are checked when they are the database's.
+  mali::plausibility_checker checker(table, layout, popt, metrics ? &*metrics : nullptr);
   auto write_row = [&](const row& r) {
     checker.check(r);
     w->write(r);

@@ -76,9 +76,12 @@ struct plausibility_options {
 
 class plausibility_checker {
  public:
-  // `table` must outlive the checker.
+  // `table` must outlive the checker. `rows` (may be null): the evaluator
+  // whose derived counters the checked rows carry; when it is Arm's database
+  // set of this table (evaluator::database, any bus width), the rows' values
+  // are checked instead of evaluating the formulas a second time.
   plausibility_checker(const gpu_table& table, const sample_layout& layout,
-                       plausibility_options o = {})
+                       plausibility_options o = {}, const evaluator* rows = nullptr)
       : table_(&table), options_(o), cores_(layout.shader_core_count()), slices_(layout.l2_slices) {
     for (std::size_t i = 0; i < table.counters.size(); ++i) {
       const hw_counter& c = table.counters[i];
@@ -89,13 +92,19 @@ class plausibility_checker {
         active_.push_back(i);
       }
     }
-    // Every table's set compiles and binds (test_mali_derived); were one not
-    // to, only the derived checks would be lost.
-    if (auto made = evaluator::database(table, layout, nominal_bus_width_bits)) {
+    const evaluator* ev = nullptr;
+    if (rows != nullptr && &rows->table() == &table && is_database_set(*rows, table)) {
+      ev = rows;
+      use_row_metrics_ = true;
+    } else if (auto made = evaluator::database(table, layout, nominal_bus_width_bits)) {
+      // Every table's set compiles and binds (test_mali_derived); were one
+      // not to, only the derived checks would be lost.
       ev_.emplace(std::move(*made));
       raw_.resize(ev_->metrics().inputs().size());
       values_.resize(ev_->size());
-      const evaluator* ev = &*ev_;
+      ev = &*ev_;
+    }
+    if (ev != nullptr) {
       for (std::size_t i = 0; i < ev->size(); ++i) {
         const std::string& u = ev->metrics()[i].units;
         metric_kind k = metric_kind::unchecked;
@@ -108,7 +117,8 @@ class plausibility_checker {
       }
     }
   }
-  plausibility_checker(gpu_table&&, const sample_layout&, plausibility_options = {}) = delete;
+  plausibility_checker(gpu_table&&, const sample_layout&, plausibility_options = {},
+                       const evaluator* = nullptr) = delete;
 
   // The most cycles `ns` nanoseconds hold at `hz` (rounded up; exact in
   // integers for hz below 2^32, saturating).
@@ -124,23 +134,22 @@ class plausibility_checker {
   void check(const row& r) {
     if (r.lost || !has_gpu_active_ || r.counters.size() < table_->counters.size()) return;
     const double active = static_cast<double>(r.counters[gpu_active_]);
-    const std::string active_text = std::to_string(r.counters[gpu_active_]);
     // A GPU_ACTIVE of 0 bounds nothing: a front-end block that is off or
     // protected (kinstr_prfcnt block state) adds 0 to the sums.
     for (std::size_t i : active_) {
       if (r.counters[gpu_active_] == 0) break;
       const hw_counter& c = table_->counters[i];
       const double v = static_cast<double>(r.counters[i]);
-      double n = 1;
-      std::string rule = "<= GPU_ACTIVE (" + active_text + ")";
-      if (c.id.block == block_type::shader_core) {
-        n = cores_;
-        rule = "<= " + std::to_string(cores_) + " shader cores x GPU_ACTIVE (" + active_text + ")";
-      } else if (c.id.block == block_type::memory) {
-        n = slices_;
-        rule = "<= " + std::to_string(slices_) + " L2 slices x GPU_ACTIVE (" + active_text + ")";
-      }
-      if (v > n * active) add(r, c.name, v, n * active, std::move(rule));
+      const bool cores = c.id.block == block_type::shader_core;
+      const bool slices = c.id.block == block_type::memory;
+      const double n = cores ? cores_ : slices ? slices_ : 1;
+      if (v <= n * active) continue;
+      // Words only for a finding: no string work on rows that pass.
+      const std::string gpu = "GPU_ACTIVE (" + std::to_string(r.counters[gpu_active_]) + ")";
+      add(r, c.name, v, n * active,
+          cores    ? "<= " + std::to_string(cores_) + " shader cores x " + gpu
+          : slices ? "<= " + std::to_string(slices_) + " L2 slices x " + gpu
+                   : "<= " + gpu);
     }
     if (options_.max_clock_hz != 0 && r.end > r.begin) {
       const std::uint64_t cycles = cycles_in(r.end - r.begin, options_.max_clock_hz);
@@ -151,15 +160,19 @@ class plausibility_checker {
                 " cycles)");
       }
     }
-    if (!ev_) return;
-    for (std::size_t i = 0; i < table_->counters.size(); ++i) {
-      const counter_id id = table_->counters[i].id;
-      sums_.values[static_cast<std::size_t>(id.block)][id.index] = r.counters[i];
+    if (use_row_metrics_) {
+      if (r.metrics.size() < metrics_.size()) return;
+    } else {
+      if (!ev_) return;
+      for (std::size_t i = 0; i < table_->counters.size(); ++i) {
+        const counter_id id = table_->counters[i].id;
+        sums_.values[static_cast<std::size_t>(id.block)][id.index] = r.counters[i];
+      }
+      ev_->scaled_inputs(sums_, raw_);
+      if (!ev_->metrics().evaluate(raw_, values_)) return;
     }
-    ev_->scaled_inputs(sums_, raw_);
-    if (!ev_->metrics().evaluate(raw_, values_)) return;
     for (std::size_t i = 0; i < metrics_.size(); ++i) {
-      const double v = values_[i].as_double();
+      const double v = use_row_metrics_ ? r.metrics[i].as_double() : values_[i].as_double();
       switch (metrics_[i].kind) {
         case metric_kind::percent:
           if (!(v >= 0 && v <= 100 + options_.percent_slack)) {
@@ -191,12 +204,26 @@ class plausibility_checker {
     findings_.push_back({r.report, r.offset, std::string(counter), value, bound, std::move(rule)});
   }
 
+  // The same derived counters, in the same order, as database_metric_set(t).
+  static bool is_database_set(const evaluator& ev, const gpu_table& t) {
+    const metrics::metric_set want = database_metric_set(t);
+    if (ev.size() != want.metrics.size()) return false;
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+      if (ev.metrics()[i].symbol_name != want.metrics[i].symbol_name ||
+          ev.metrics()[i].units != want.metrics[i].units) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // Any width: no checked derived counter reads it.
   static constexpr std::uint32_t nominal_bus_width_bits = 128;
 
   const gpu_table* table_;
   plausibility_options options_;
-  std::optional<evaluator> ev_;
+  std::optional<evaluator> ev_;  // own evaluator, unless the rows carry the set
+  bool use_row_metrics_ = false;
   block_sums sums_;
   std::vector<std::uint64_t> raw_;
   std::vector<expr::value> values_;
