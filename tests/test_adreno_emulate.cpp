@@ -202,6 +202,13 @@ TEST(AdrenoEmulate, ToolQueriesPrintTheTruth) {
     auto q = run_tool("adreno --queries " + rd, true);
     EXPECT_EQ(q.status, 0) << q.out;
     EXPECT_EQ(q.out, ts.str()) << gpu;
+    // Every output kind takes the A6xx/A7xx columns (the Perfetto tracks of the pipeline
+    // statistics and stream-out columns have no counter group).
+    for (const char* kind : {"csv", "json", "perfetto", "chrome-json", "html"}) {
+      auto o = run_tool("adreno --output " + std::string(kind) + " " + rd);
+      EXPECT_EQ(o.status, 0) << gpu << " " << kind;
+      EXPECT_FALSE(o.out.empty()) << gpu << " " << kind;
+    }
     auto l = run_tool("adreno " + rd, true);
     EXPECT_NE(l.out.find(std::string(gpu) == "a630" ? "GPU A630 (A6XX)" : "GPU A750 (A7XX)"),
               std::string::npos)

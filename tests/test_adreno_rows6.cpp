@@ -14,6 +14,7 @@
 
 #include "adreno_rd_writer.hpp"
 #include "hwpc/adreno/rows.hpp"
+#include "hwpc/adreno/tracks.hpp"
 
 namespace {
 
@@ -108,6 +109,13 @@ TEST(AdrenoRows6, PipelineStatisticsStreamOutAndTimeElapsed) {
   EXPECT_EQ(s.metrics[3].units, "invocations");
   EXPECT_EQ(s.metrics[5].units, "vertices");
   EXPECT_EQ(s.metrics[14].units, "primitives");
+  // Perfetto tracks: the counts under "queries", by kind (no counter group to name them).
+  const auto tracks = a::track_layout_of(*cols);
+  ASSERT_EQ(tracks.metrics.size(), names.size());
+  EXPECT_EQ(tracks.metrics[1], (std::vector<std::string>{"queries"}));
+  EXPECT_EQ(tracks.metrics[3], (std::vector<std::string>{"queries", "pipeline statistics"}));
+  EXPECT_EQ(tracks.metrics[13], (std::vector<std::string>{"queries", "pipeline statistics"}));
+  EXPECT_EQ(tracks.metrics[14], (std::vector<std::string>{"queries", "stream-out"}));
 
   struct got {
     std::uint64_t report, offset, begin, end;
