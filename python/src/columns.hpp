@@ -108,17 +108,7 @@ inline pyb::dict schema_to_python(const row_schema& s) {
 
 inline pyb::dict accounting_to_python(const accounting& a) {
   pyb::dict d;
-  d["records"] = a.records;
-  d["reports"] = a.reports;
-  d["intervals"] = a.intervals;
-  d["filtered"] = a.filtered;
-  d["stretch_starts"] = a.stretch_starts;
-  d["skipped_zero"] = a.skipped_zero;
-  d["report_lost"] = a.report_lost;
-  d["buffer_lost"] = a.buffer_lost;
-  d["overflow"] = a.overflow;
-  d["gaps"] = a.gaps;
-  d["unknown"] = a.unknown;
+  for_each_bucket(a, [&](const char* name, std::uint64_t v) { d[name] = v; });
   return d;
 }
 

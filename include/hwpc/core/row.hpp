@@ -125,4 +125,23 @@ struct accounting {
   }
 };
 
+// Calls f(name, value) for every bucket, in the JSON trailer's order: the one
+// list of names that every output and the Python package take.
+template <class F>
+constexpr void for_each_bucket(const accounting& a, F&& f) {
+  f("records", a.records);
+  f("reports", a.reports);
+  f("intervals", a.intervals);
+  f("across_loss", a.across_loss);
+  f("filtered", a.filtered);
+  f("stretch_starts", a.stretch_starts);
+  f("unbridged", a.unbridged);
+  f("skipped_zero", a.skipped_zero);
+  f("report_lost", a.report_lost);
+  f("buffer_lost", a.buffer_lost);
+  f("overflow", a.overflow);
+  f("gaps", a.gaps);
+  f("unknown", a.unknown);
+}
+
 }  // namespace hwpc

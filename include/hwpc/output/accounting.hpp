@@ -10,13 +10,12 @@
 namespace hwpc::output {
 
 inline void write_accounting_json(text_buffer& out, const accounting& a) {
-  out << "{\"records\": " << a.records << ", \"reports\": " << a.reports
-      << ", \"intervals\": " << a.intervals << ", \"across_loss\": " << a.across_loss
-      << ", \"filtered\": " << a.filtered << ", \"stretch_starts\": " << a.stretch_starts
-      << ", \"unbridged\": " << a.unbridged << ", \"skipped_zero\": " << a.skipped_zero
-      << ", \"report_lost\": " << a.report_lost << ", \"buffer_lost\": " << a.buffer_lost
-      << ", \"overflow\": " << a.overflow << ", \"gaps\": " << a.gaps
-      << ", \"unknown\": " << a.unknown << "}";
+  const char* sep = "{";
+  for_each_bucket(a, [&](const char* name, std::uint64_t v) {
+    out << sep << '"' << name << "\": " << v;
+    sep = ", ";
+  });
+  out << "}";
 }
 
 // "120 records: 100 reports = 95 intervals + 0 filtered + 3 stretch starts +
