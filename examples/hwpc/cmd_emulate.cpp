@@ -14,6 +14,7 @@
 #include "hwpc/emu.hpp"
 #include "hwpc/metrics/report_type.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
+#include "metric_columns.hpp"
 
 namespace hwpc::cli {
 
@@ -88,7 +89,11 @@ int cmd_emulate(const std::vector<std::string>& args) {
     }
 #ifdef HWPC_HAVE_PUGIXML
     auto set = metrics::find_xml_set(*a->get("metrics"), *a->get("set"));
-    if (!set) return fail("emulate", "--metrics: " + set.error_value().describe(), exit_usage);
+    if (!set) {
+      error e = set.error_value();
+      say_where_metric_files_come_from(e);
+      return fail("emulate", "--metrics: " + e.describe(), exit_usage);
+    }
     identity = {set->symbol_name, set->hw_config_guid};
     if (!fmt && !set->oa_format.empty()) {
       // The Xe files name the report type as the hardware does (576B_PEC64LL
