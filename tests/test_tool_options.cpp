@@ -57,8 +57,7 @@ const option_case cases[] = {
     {"decode", "{rec} --device-var GpuMinFrequency=1", 1, "needs --metrics"},
     {"decode", "{rec} --set RenderBasic", 1, "--set needs --metrics"},
     // a metric file that is not there: where Intel's files come from
-    {"decode", "{rec} --metrics oa-hsw.xml --set RenderBasic", 2,
-     "lib/i915/perf-configs/oa-*.xml"},
+    {"decode", "{rec} --metrics oa-hsw.xml --set RenderBasic", 2, "lib/i915/perf-configs/oa-*.xml"},
     {"decode", "{raw}", 1, "--platform and --format are required"},
     // eval
     {"eval", "--syntax infix --expr '$A / $B' --var A=1 --var B=20", 0, "0.05\n"},
