@@ -47,6 +47,10 @@ struct writer {
     return section(type, p);
   }
   std::size_t gpu_id(std::uint32_t id) { return words(13, {id}); }
+  // RD_CHIP_ID: a u64, low dword first.
+  std::size_t chip_id(std::uint64_t id) {
+    return words(14, {static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(id >> 32)});
+  }
   // 12-byte form {lo, size, hi}, or the old 8-byte {lo, size} when `old`.
   std::size_t gpuaddr(std::uint64_t iova, std::uint32_t size_bytes, bool old = false) {
     if (old) return words(3, {static_cast<std::uint32_t>(iova), size_bytes});

@@ -59,7 +59,7 @@ TEST_F(AdrenoTool, DisassemblesAndExplainsTheSeed) {
   const auto file = write(
       "seed.bin", adreno_seed::concat({adreno_seed::occlusion_begin, adreno_seed::occlusion_end,
                                        adreno_seed::timestamp_begin, adreno_seed::timestamp_end}));
-  auto r = hwpc::testing::run_tool("adreno " + file, true);
+  auto r = hwpc::testing::run_tool("adreno --gpu a530 " + file, true);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("00000000: 48e1d101  pkt4 write RB_SAMPLE_COUNT_CONTROL"), std::string::npos)
       << r.out;
@@ -81,7 +81,7 @@ TEST_F(AdrenoTool, DisassemblesAndExplainsTheSeed) {
   EXPECT_LT(at("0000006c: 70738009"), at("0000001c: => occlusion end"));
   EXPECT_LT(at("0000001c: => occlusion end"), at("00000094: 70460004"));
 
-  auto q = hwpc::testing::run_tool("adreno --queries " + file, true);
+  auto q = hwpc::testing::run_tool("adreno --gpu a530 --queries " + file, true);
   ASSERT_EQ(q.status, 0);
   EXPECT_EQ(q.out.find("pkt7"), std::string::npos);
   EXPECT_EQ(q.out.rfind("00000000: occlusion begin of slot 0xc0456000", 0), 0u) << q.out;
@@ -155,13 +155,13 @@ TEST_F(AdrenoTool, PaddingGivesResultsAndGarbageGivesPartialResults) {
   // A valid stream followed by a page of zeros: results, exit 0.
   auto padded = adreno_seed::concat({adreno_seed::occlusion_begin, adreno_seed::occlusion_end});
   padded.resize(1024, 0);
-  auto p = hwpc::testing::run_tool("adreno --queries " + write("padded.bin", padded));
+  auto p = hwpc::testing::run_tool("adreno --gpu a530 --queries " + write("padded.bin", padded));
   EXPECT_EQ(p.status, 0) << p.out;
   EXPECT_NE(p.out.find("0000001c: occlusion end of slot 0xc0456000"), std::string::npos) << p.out;
   // Garbage between the two: both still decode, the garbage is named, exit 2.
   const auto bad =
       adreno_seed::concat({adreno_seed::occlusion_begin, {0x12345678}, adreno_seed::occlusion_end});
-  auto g = hwpc::testing::run_tool("adreno --queries " + write("garbage.bin", bad));
+  auto g = hwpc::testing::run_tool("adreno --gpu a530 --queries " + write("garbage.bin", bad));
   EXPECT_EQ(g.status, 2);
   EXPECT_NE(g.out.find("unknown format at byte offset 28: unknown packet type in PM4 header "
                        "0x12345678; skipped 4 bytes"),
@@ -190,7 +190,7 @@ TEST_F(AdrenoTool, HexTextWithTextOffsets) {
       "opcode: CP_EVENT_WRITE (46) (5 dwords)\n"
       "    0000: 70460004 40000016 c0456000 00000000 0000dead\n"
       "    0000: 70460004 40000016 c0456008 00000000 0000dead\n";
-  auto r = hwpc::testing::run_tool("adreno " + write_text("q.txt", text));
+  auto r = hwpc::testing::run_tool("adreno --gpu a530 " + write_text("q.txt", text));
   ASSERT_EQ(r.status, 0) << r.out;
   const auto first = text.find("70460004");
   char at[16];
@@ -222,7 +222,7 @@ TEST_F(AdrenoTool, MemoryStaysFlatOnALargeStream) {
   }
   const auto file = write("big.bin", dws);
   dws = {};
-  auto r = hwpc::testing::run_tool("adreno --queries " + file + " > /dev/null");
+  auto r = hwpc::testing::run_tool("adreno --gpu a530 --queries " + file + " > /dev/null");
   ASSERT_EQ(r.status, 0) << r.out;
   rusage ru{};
   ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &ru), 0);
@@ -254,9 +254,9 @@ TEST_F(AdrenoTool, HexTextMemoryStaysFlat) {
   const auto bin = write("thousand.bin", dws);
   // ASan's quarantine would keep freed strings resident in a sanitizer build.
   // The event lines are counted: those of the same dwords as binary, copy for copy.
-  auto q = hwpc::testing::run_command("ASAN_OPTIONS=quarantine_size_mb=1 " +
-                                      std::string(HWPC_TOOL_PATH) + " adreno --queries " + file +
-                                      " 2>/dev/null | wc -l");
+  auto q = hwpc::testing::run_command(
+      "ASAN_OPTIONS=quarantine_size_mb=1 " + std::string(HWPC_TOOL_PATH) +
+      " adreno --gpu a530 --queries " + file + " 2>/dev/null | wc -l");
   ASSERT_EQ(q.status, 0);
   rusage ru{};
   ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &ru), 0);
@@ -269,7 +269,7 @@ TEST_F(AdrenoTool, HexTextMemoryStaysFlat) {
 #else
   EXPECT_LT(ru.ru_maxrss, (48 + 48) * 1024L) << "max RSS " << ru.ru_maxrss << " KiB";
 #endif
-  auto qb = hwpc::testing::run_tool("adreno --queries " + bin + " | wc -l", true);
+  auto qb = hwpc::testing::run_tool("adreno --gpu a530 --queries " + bin + " | wc -l", true);
   ASSERT_EQ(qb.status, 0);
   EXPECT_EQ(std::stoull(q.out), std::stoull(qb.out) / 1000 * copies);
 }

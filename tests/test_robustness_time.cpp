@@ -1,10 +1,12 @@
 // Time correlation under hostile recordings: integer arithmetic without
 // overflow at the ends of the 64-bit clocks, saturation instead of wrapping
 // when extrapolating, and correlation points that run backwards in either
-// clock refused with the offending record's offset.
+// clock refused with the offending record's offset; Mali vinstr dumps whose
+// time runs backwards refused at the later dump.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <vector>
@@ -12,6 +14,16 @@
 #include "capture_test_util.hpp"
 #include "hwpc/intel/recording.hpp"
 #include "hwpc/intel/time_correlation.hpp"
+#include "hwpc/mali/gpus/g72.hpp"
+#include "hwpc/mali/gpus/g720.hpp"
+#include "hwpc/mali/kinstr_prfcnt.hpp"
+#include "hwpc/mali/vinstr.hpp"
+#include "mali_test_util.hpp"
+#include "tool_runner.hpp"
+
+#ifndef HWPC_SHARED_DIR
+#define HWPC_SHARED_DIR "../shared"
+#endif
 
 namespace {
 
@@ -176,6 +188,107 @@ TEST(RobustnessTime, PortableMulDivMatchesThe128BitOne) {
   EXPECT_EQ(detail::mul_div_round_portable(u64_max, u64_max, u64_max), u64_max);
   EXPECT_EQ(detail::mul_div_round_portable(u64_max, 2, 1), u64_max);  // saturates
   EXPECT_EQ(detail::mul_div_round_portable(5, 1, 2), 3u);             // 2.5 rounds up
+}
+
+}  // namespace
+
+// Mali vinstr: a sample's interval runs from the previous dump to its own, so
+// a dump timestamped before the previous one is refused as kinstr_prfcnt
+// refuses a sample that ends before it starts (one rule for both readers).
+namespace {
+
+using hwpc::mali::sample_layout;
+using hwpc::mali::vinstr_capture;
+
+constexpr sample_layout g72_layout{.l2_slices = 1, .core_mask = 0b1};  // 4 blocks, 1024 bytes
+
+// Records of 32 bytes of metadata (timestamp first) and one sample each.
+std::vector<std::byte> vinstr_records(const std::vector<std::uint64_t>& timestamps) {
+  std::vector<std::byte> all;
+  for (std::uint64_t ts : timestamps) {
+    std::vector<std::byte> meta(hwpc::mali::vinstr_meta_bytes);
+    mali_test::put_le(meta, 0, ts, 8);
+    mali_test::put_le(meta, 8, 1, 4);  // periodic
+    all.insert(all.end(), meta.begin(), meta.end());
+    mali_test::sample_bytes s(g72_layout);
+    s.front_end(6, 100);
+    all.insert(all.end(), s.bytes.begin(), s.bytes.end());
+  }
+  return all;
+}
+
+TEST(RobustnessTime, MaliVinstrDumpBeforeThePreviousIsRefusedAtItsTimestamp) {
+  const auto& g72 = hwpc::mali::gpus::g72;
+  const std::size_t record = 32 + 1024;
+  // Equal timestamps are an empty interval, accepted.
+  const auto equal = vinstr_records({1000, 1000, 2000});
+  auto ok = vinstr_capture::make(g72, g72_layout, equal, 64, true);
+  ASSERT_TRUE(ok) << ok.error_value().describe();
+  const auto bytes = vinstr_records({1'000'000, 2'000'000, 1'999'500});
+  auto bad = vinstr_capture::make(g72, g72_layout, bytes, 64, true);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error_value().code, hwpc::errc::inconsistent);
+  EXPECT_EQ(bad.error_value().offset, 64 + 2 * record);
+  EXPECT_NE(bad.error_value().message.find("sample 2 ends (1999500 ns) before it starts (2000000"),
+            std::string::npos)
+      << bad.error_value().message;
+}
+
+// kinstr_prfcnt: each sample carries its start and end; the next may start
+// where this one ends or later, never before (found by fuzz_time: sample 1
+// started at 1000000 ns after sample 0 ended at 36283884716608 ns).
+TEST(RobustnessTime, MaliKinstrSampleStartingBeforeThePreviousEndsIsRefused) {
+  auto sample = [](std::uint64_t start, std::uint64_t end, std::uint64_t seq) {
+    mali_test::kinstr_sample_spec s;
+    s.ts_start = start;
+    s.ts_end = end;
+    s.seq = seq;
+    s.blocks = {{0, 0, 0, 0x15, {0, 0, 0, 0, 7}}};
+    return s;
+  };
+  const auto& g720 = hwpc::mali::gpus::g720;
+  constexpr sample_layout one_core{.l2_slices = 1, .core_mask = 0b1};
+  mali_test::kinstr_buffer ok(128);
+  ok.add(sample(1000, 2000, 0));
+  ok.add(sample(2000, 3000, 1));  // starts where the one before ended
+  auto r = hwpc::mali::kinstr_reader::make(g720, one_core, ok.bytes);
+  ASSERT_TRUE(r) << r.error_value().describe();
+  for (int k = 0; k < 2; ++k) {
+    auto s = r->next();
+    ASSERT_TRUE(s && *s) << k;
+  }
+  mali_test::kinstr_buffer bad(128);
+  bad.add(sample(1000, 2000, 0));
+  bad.add(sample(1999, 3000, 1));
+  auto rb = hwpc::mali::kinstr_reader::make(g720, one_core, bad.bytes, 64);
+  ASSERT_TRUE(rb) << rb.error_value().describe();
+  ASSERT_TRUE(rb->next());
+  auto second = rb->next();
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error_value().code, hwpc::errc::inconsistent);
+  EXPECT_EQ(second.error_value().offset, 64 + bad.sample_offsets[1]);
+  EXPECT_NE(second.error_value().message.find(
+                "sample starts (1999 ns) before the previous sample ends (2000 ns)"),
+            std::string::npos)
+      << second.error_value().message;
+}
+
+class MaliTimeTool : public hwpc::testing::tool_test {};
+
+// Before: exit 0 and row 1 running from 1000000 to 999500 ns.
+TEST_F(MaliTimeTool, HostileVinstrFileWhoseTimeRunsBackwardsIsBadInput) {
+  const std::string file =
+      std::string(HWPC_SHARED_DIR) + "/data/hostile/mali-g72-vinstr-time-backwards.hwpcmali";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is absent (../shared)";
+  for (const char* extra : {"", " --summary"}) {
+    auto r = hwpc::testing::run_tool(std::string("mali ") + file + extra);
+    EXPECT_EQ(r.status, 2) << r.out;
+    // Sample 1's metadata: after the 64-byte header and record 0 (32 + 1792 bytes).
+    EXPECT_NE(r.out.find("offset 1888"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("sample 1 ends (999500 ns) before it starts (1000000 ns"),
+              std::string::npos)
+        << r.out;
+  }
 }
 
 }  // namespace

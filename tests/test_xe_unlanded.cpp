@@ -141,7 +141,7 @@ TEST(XeUnlanded, RingAppliesTheRule) {
   EXPECT_EQ(r.report_slots(), 4u);
   EXPECT_EQ(r.skipped_zero(), 1u);
   std::size_t yielded = 0;
-  for (const auto& e : r) yielded += e.is_discontinuity() ? 0 : 1;
+  for (const auto& e : r) yielded += !e.is_discontinuity() && e.report().is_valid() ? 1 : 0;
   EXPECT_EQ(yielded, 3u);
   ASSERT_TRUE(r.zero_consumed(std::span<std::byte>(ring.data(), ring.size())).has_value());
   const std::uint32_t mpec0[] = {50, 60, 999, 80};

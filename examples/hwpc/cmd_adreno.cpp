@@ -1,8 +1,9 @@
-// hwpc adreno: disassembles Adreno A5xx command streams — freedreno .rd
-// captures (plain or gzip), hex dword text, or raw little-endian dwords —
-// following indirect buffers, and explains the queries and performance
-// counters in them; with --output or --summary, writes the query results as
-// rows through the shared writers instead. docs/adreno.md.
+// hwpc adreno: disassembles Adreno A5xx, A6xx and A7xx command streams —
+// freedreno .rd captures (plain or gzip), hex dword text, or raw
+// little-endian dwords — with each generation's names, following indirect
+// buffers, and explains the A5xx queries and performance counters in them;
+// with --output or --summary, writes the query results as rows through the
+// shared writers instead. docs/adreno.md.
 #include <unistd.h>
 
 #include <array>
@@ -13,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "adreno_listing.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/adreno.hpp"
+#include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/adreno/tracks.hpp"
 #include "hwpc/output/chrome_json.hpp"
@@ -34,16 +37,28 @@ namespace {
 
 const command_spec adreno_spec{
     "adreno",
-    "hwpc adreno [--queries] [--format FORMAT] [--output csv|json|perfetto|chrome-json]\n"
-    "            [--summary] FILE",
-    "Disassembles an Adreno A5xx command stream: one line per packet with its byte offset,\n"
+    "hwpc adreno [--queries] [--gpu NAME|CHIP_ID] [--format FORMAT]\n"
+    "            [--output csv|json|perfetto|chrome-json] [--summary] [--packets] FILE\n"
+    "       hwpc adreno emulate --help",
+    "Disassembles an Adreno command stream: one line per packet with its byte offset,\n"
     "header, name and payload (indented per indirect-buffer level), and after the packets\n"
-    "of each recognised query sequence or performance-counter select/sample a line\n"
-    "'OFFSET: => what it does' (--queries: only those lines, without '=>').\n"
+    "of each recognised A5xx query sequence or performance-counter select/sample a line\n"
+    "'OFFSET: => what it does' (--queries: only those lines, without '=>'); on A6xx and\n"
+    "A7xx, counter selects and samples, timestamps, sample counts, pipeline-statistics and\n"
+    "stream-out writes with their addresses.\n"
+    "Names are the GPU generation's (A5XX, A6XX or A7XX): an .rd capture names its GPU\n"
+    "(RD_CHIP_ID, RD_GPU_ID, through the device table); hex and binary input do not, and\n"
+    "--gpu (a530, a630, A750, a GPU id like 640, or a chip id like 0x43050a01) gives it.\n"
+    "Without a GPU the listing gives numbers only. Query rows: A5XX, and A6XX/A7XX .rd\n"
+    "captures (occlusion results, timestamps, counter samples).\n"
     "FILE is a freedreno .rd capture (gzip-compressed too when built with zlib), hex dword\n"
-    "text (the seed's or cffdump's listing), or raw little-endian dwords; --format\n"
-    "overrides the detection. Bad data is reported with its byte offset and skipped; the\n"
-    "output is then partial and the exit status 2. Zero dwords are padding.\n"
+    "text (dwords in stream order, each line with an optional 'OFFSET:' label; lines of\n"
+    "prose are skipped), or raw little-endian dwords; --format overrides the detection.\n"
+    "Bad data is reported with its byte offset and skipped; the output is then partial and\n"
+    "the exit status 2. Zero dwords are padding.\n"
+    "--packets --output csv|json writes the packet listing as records instead: offset (in\n"
+    "FILE), gpu_address, depth (IB level), group (draw-state group), pass (render mode),\n"
+    "type, id (opcode or register) and name, count, payload, event and event_name.\n"
     "--output writes the query results as rows instead (the rows of hwpc decode): report\n"
     "(result index), offset (the .rd section holding the value, else the query's first\n"
     "packet), timestamp (always-on ticks, 19.2 MHz), reason, ctx_id (empty), then\n"
@@ -51,6 +66,8 @@ const command_spec adreno_spec{
     "(<GROUP>_<n>), each empty when the row's query does not produce it or the capture does\n"
     "not hold it. --summary: one row of totals. docs/adreno.md, \"Rows\".",
     {{"queries", "", "print only the recognised queries and counters"},
+     {"gpu", "NAME|CHIP_ID", "the GPU whose names apply (hex and binary input name none)"},
+     {"packets", "", "with --output csv|json: the packet listing as records"},
      {"format", "FORMAT", "auto (default), rd, hex or bin"},
      {"output", "csv|json|perfetto|chrome-json|html",
       "write the query results as rows (html: hwpc report)"},
@@ -68,12 +85,34 @@ std::string hex32(std::uint32_t v) {
 
 class printer : public adreno::rd::capture_sink {
  public:
+  // `records`: the packet listing as CSV or JSON records instead of text
+  // (--packets); recognised events are then not printed.
   printer(out_buffer& out, bool listing, std::string path,
-          std::function<std::size_t(std::size_t)> map)
-      : out_(out), listing_(listing), path_(std::move(path)), map_(std::move(map)) {}
+          std::function<std::size_t(std::size_t)> map, adreno::generation gen,
+          adreno_listing::writer* records = nullptr)
+      : out_(out),
+        listing_(listing && records == nullptr),
+        path_(std::move(path)),
+        map_(std::move(map)),
+        gen_(gen),
+        records_(records) {}
 
   void on_packet(const adreno::walked_packet& w) override {
+    if (records_ != nullptr) {
+      records_->write(adreno_listing::fields_of(w, gen_, map_(w.pkt.offset)));
+      return;
+    }
     if (listing_) print_packet(w);
+    if (gen_ == adreno::generation::a6xx || gen_ == adreno::generation::a7xx) {
+      rec6_.push(w.pkt, [this](const adreno::query6_event& e) {
+        char at[32];
+        std::snprintf(at, sizeof at, listing_ ? "%08zx: => " : "%08zx: ", map_(e.offset));
+        out_ << std::string_view(at) << adreno::describe(gen_, e) << "\n";
+      });
+      return;
+    }
+    // The A5XX recogniser knows the A5XX sequences and registers only.
+    if (gen_ != adreno::generation::a5xx) return;
     rec_.push(stable(w.pkt));
     rec_.release([this](const adreno::query_event& ev) { print_event(ev); });
   }
@@ -93,12 +132,11 @@ class printer : public adreno::rd::capture_sink {
       std::fprintf(stderr, "hwpc adreno: %s: note: %s\n", path_.c_str(), m.describe().c_str());
     }
   }
-  void on_gpu_id(std::uint32_t id, std::size_t offset) override {
+  void on_gpu_id(std::uint32_t id, std::size_t) override {
     if (listing_) out_ << "GPU id " << std::uint64_t{id} << "\n";
-    if (id < 500 || id > 599) {
-      on_note(make_error(errc::unknown_format, offset,
-                         "GPU id " + std::to_string(id) + " is not an A5xx; decoded as A5xx"));
-    }
+  }
+  void on_chip_id(std::uint64_t id, std::size_t) override {
+    if (listing_) out_ << "chip id " << to_hex(id) << "\n";
   }
   void on_cmdstream(const adreno::rd::address_range& r, std::size_t offset) override {
     if (!listing_) return;
@@ -141,10 +179,10 @@ class printer : public adreno::rd::capture_sink {
     const adreno::packet& p = w.pkt;
     std::string name;
     if (p.hdr.type == adreno::packet_type::type7) {
-      const auto n = adreno::opcode_name(p.hdr.id);
+      const auto n = adreno::opcode_name(gen_, p.hdr.id);
       name = n.empty() ? "opcode 0x" + hex32(p.hdr.id).substr(6) : std::string(n);
     } else {
-      const auto n = adreno::register_label(p.hdr.id);
+      const auto n = adreno::register_label(gen_, p.hdr.id);
       name = "write " + (n.empty() ? "0x" + hex32(p.hdr.id).substr(3) : n);
     }
     char line[160];
@@ -157,8 +195,13 @@ class printer : public adreno::rd::capture_sink {
     const std::uint32_t shown = p.hdr.count < 16 ? p.hdr.count : 16;
     for (std::uint32_t i = 0; i < shown; ++i) out_ << (i ? " " : "  ") << hex32(p.dword(i));
     if (shown < p.hdr.count) out_ << " ...";
+    if (w.group >= 0) {
+      out_ << "  [draw-state group " << std::uint64_t(w.group);
+      if (w.pass != 0) out_ << ", " << adreno::pass_name(w.pass);
+      out_ << "]";
+    }
     if (p.hdr.type == adreno::packet_type::type7) {
-      const std::string f = adreno::describe_fields(p);
+      const std::string f = adreno::describe_fields(p, gen_);
       if (!f.empty()) out_ << "  ; " << f;
     }
     out_ << "\n";
@@ -168,6 +211,9 @@ class printer : public adreno::rd::capture_sink {
   bool listing_;
   std::string path_;
   std::function<std::size_t(std::size_t)> map_;
+  adreno::generation gen_;
+  adreno_listing::writer* records_;
+  adreno::recogniser6 rec6_{gen_};
   adreno::recogniser rec_{std::size_t{1} << 16};
   std::array<std::vector<std::byte>, adreno::recogniser::window_size + 1> ring_;
   std::size_t next_slot_ = 0;
@@ -176,13 +222,38 @@ class printer : public adreno::rd::capture_sink {
 
 // --output / --summary: the query results as rows through the shared writers.
 int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
-               const std::string& output_kind, bool summary, bool gzip) {
+               const std::string& output_kind, bool summary, bool gzip, const adreno::device* gpu) {
+  // Rows come from the generation's recogniser: the A5XX one for A5XX input,
+  // the A6XX/A7XX one for a capture whose own ids name an A6XX or A7XX (the
+  // library reads the ids). No GPU at all gets no meaning.
+  if (gpu == nullptr) {
+    return fail("adreno",
+                path +
+                    ": the input names no GPU, and query rows need one: give --gpu "
+                    "(e.g. --gpu a530)",
+                exit_usage);
+  }
+  const bool decodable = gpu->gen == adreno::generation::a5xx ||
+                         (kind_text == "rd" && adreno::rd::capture_device(data) == gpu);
+  if (!decodable) {
+    std::fprintf(stderr,
+                 "hwpc adreno: %s: note: %s: query rows are decoded on A5XX and on A6XX/A7XX "
+                 ".rd captures that name their GPU; none are written\n",
+                 path.c_str(), adreno::describe(*gpu).c_str());
+  }
   const adreno::input_kind kind = kind_text == "rd"    ? adreno::input_kind::rd
                                   : kind_text == "hex" ? adreno::input_kind::hex
                                                        : adreno::input_kind::bin;
-  auto cols = adreno::sampled_counters(kind, data);
+  auto cols = decodable
+                  ? adreno::sampled_counters(kind, data)
+                  : result<std::vector<adreno::counter_key>>(std::vector<adreno::counter_key>{});
   if (!cols) return fail("adreno", path + ": " + cols.error_value().describe(), exit_bad_input);
-  const row_schema schema = adreno::schema_of(*cols);
+  const row_schema schema = [&] {
+    row_schema r = adreno::schema_of(*cols);
+    if (gpu->gen == adreno::generation::a6xx) r.source = "adreno a6xx queries";
+    if (gpu->gen == adreno::generation::a7xx) r.source = "adreno a7xx queries";
+    return r;
+  }();
   output::text_buffer out(stdout);
   adreno::result_totals totals(schema);
   std::optional<output::summary_writer> sum;
@@ -215,34 +286,34 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
     w = &csv.emplace(out, schema);
   }
   std::size_t shown = 0, notes = 0;
-  auto done = adreno::for_each_row(
-      kind, data, schema,
-      [&](const row& r) {
-        totals.add(r);
-        w->write(r);
-      },
-      [&](const error& e, bool note) {
-        std::size_t& n = note ? notes : shown;
-        if (++n <= max_issues_shown) {
-          std::fprintf(stderr, "hwpc adreno: %s: %s%s\n", path.c_str(), note ? "note: " : "",
-                       e.describe().c_str());
-        }
-      });
+  auto done = !decodable ? result<adreno::rows_done>(adreno::rows_done{})
+                         : adreno::for_each_row(
+                               kind, data, schema,
+                               [&](const row& r) {
+                                 totals.add(r);
+                                 w->write(r);
+                               },
+                               [&](const error& e, bool note) {
+                                 std::size_t& n = note ? notes : shown;
+                                 if (++n <= max_issues_shown) {
+                                   std::fprintf(stderr, "hwpc adreno: %s: %s%s\n", path.c_str(),
+                                                note ? "note: " : "", e.describe().c_str());
+                                 }
+                               });
   if (!done) {
     out.flush();
     return fail("adreno", path + ": " + done.error_value().describe(), exit_bad_input);
   }
   if (report) {
-    report->add_fact("GPU", done->gpu_id ? "Adreno " + std::to_string(*done->gpu_id) +
-                                               " (the capture's GPU id; decoded as A5xx)"
-                                         : "A5xx (the input names no GPU)");
+    // "Adreno 530 (A530, A5XX; the capture's ids)": the GPU id first when there is one.
+    const std::string named = std::string(gpu->name) + ", " + std::string(to_string(gpu->gen));
+    const std::string from = done->gpu == gpu ? "; the capture's ids)" : "; --gpu)";
+    report->add_fact("GPU", done->gpu_id && *done->gpu_id != 0
+                                ? "Adreno " + std::to_string(*done->gpu_id) + " (" + named + from
+                                : "Adreno (" + named + from);
   }
   w->end(done->acc);
   out.flush();
-  if (done->gpu_id && (*done->gpu_id < 500 || *done->gpu_id > 599)) {
-    std::fprintf(stderr, "hwpc adreno: %s: note: GPU id %u is not an A5xx; decoded as A5xx\n",
-                 path.c_str(), static_cast<unsigned>(*done->gpu_id));
-  }
   if (done->issues != 0) {
     std::fprintf(stderr,
                  "hwpc adreno: %s: %zu problem%s (%llu bytes skipped); the output above is "
@@ -291,6 +362,9 @@ result<mapped_file> inflate_to_temp(byte_span gz) {
 }  // namespace
 
 int cmd_adreno(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "emulate") {
+    return cmd_adreno_emulate(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
   int status = exit_ok;
   auto parsed = parse(adreno_spec, args, status);
   if (!parsed) return status;
@@ -302,7 +376,15 @@ int cmd_adreno(const std::vector<std::string>& args) {
   }
   const std::string output_kind = parsed->get("output").value_or("");
   const bool summary = parsed->has("summary");
-  const bool rows = summary || !output_kind.empty();
+  const bool packets = parsed->has("packets");
+  if (packets &&
+      ((output_kind != "csv" && output_kind != "json") || summary || parsed->has("queries"))) {
+    return fail("adreno",
+                "--packets writes the packet listing as --output csv or json records; it does "
+                "not mix with --summary, --queries or another --output",
+                exit_usage);
+  }
+  const bool rows = !packets && (summary || !output_kind.empty());
   if (!output_kind.empty() && output_kind != "csv" && output_kind != "json" &&
       output_kind != "perfetto" && output_kind != "chrome-json" && output_kind != "html") {
     return fail(
@@ -323,6 +405,17 @@ int cmd_adreno(const std::vector<std::string>& args) {
   if (rows && parsed->has("queries")) {
     return fail("adreno", "--queries is the listing's; --output and --summary write rows",
                 exit_usage);
+  }
+  const adreno::device* forced = nullptr;
+  if (auto g = parsed->get("gpu")) {
+    forced = adreno::parse_device(*g);
+    if (forced == nullptr) {
+      return fail("adreno",
+                  "--gpu: '" + *g +
+                      "' is no Adreno hwpc knows (a name like a530, a630, a740, X1-85; a GPU "
+                      "id like 640; or a chip id like 0x43050a01)",
+                  exit_usage);
+    }
   }
   if (output_kind == "perfetto" && !summary && ::isatty(STDOUT_FILENO) != 0) {
     return fail("adreno", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
@@ -362,15 +455,48 @@ int cmd_adreno(const std::vector<std::string>& args) {
     kind = adreno::rd::looks_like_rd(data) ? "rd" : adreno::looks_like_text(data) ? "hex" : "bin";
   }
 
-  if (rows) return write_rows(path, kind, data, output_kind, summary, gzip);
+  // The GPU whose names apply: --gpu, else the capture's ids (hex and binary
+  // input carry none).
+  const adreno::device* gpu = forced;
+  if (gpu == nullptr && kind == "rd") gpu = adreno::rd::capture_device(data);
+  const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
+
+  if (rows) return write_rows(path, kind, data, output_kind, summary, gzip, gpu);
 
   out_buffer out(stdout);
   const bool listing = !parsed->has("queries");
+  if (gpu == nullptr && parsed->has("queries")) {
+    return fail("adreno",
+                path +
+                    ": the input names no GPU, and queries need one: give --gpu "
+                    "(e.g. --gpu a530)",
+                exit_usage);
+  }
+  std::optional<adreno_listing::writer> records;
+  if (packets) {
+    records.emplace(
+        out, output_kind == "json" ? adreno_listing::format::json : adreno_listing::format::csv);
+    if (gpu == nullptr) {
+      std::fprintf(stderr,
+                   "hwpc adreno: %s: note: the input names no GPU: numbers only (names need "
+                   "--gpu NAME|CHIP_ID)\n",
+                   path.c_str());
+    }
+  } else if (listing) {
+    if (gpu != nullptr) {
+      out << "GPU " << adreno::describe(*gpu) << (forced != nullptr ? " (--gpu)\n" : "\n");
+    } else {
+      out << "GPU unknown: numbers only (names need a GPU: --gpu NAME|CHIP_ID)\n";
+    }
+  }
+
   std::size_t issues = 0;
   adreno::walk_stats stats;
   if (kind == "rd") {
-    printer pr(out, listing, path, [](std::size_t o) { return o; });
+    printer pr(
+        out, listing, path, [](std::size_t o) { return o; }, gen, records ? &*records : nullptr);
     adreno::rd::capture_reader reader(pr);
+    if (forced != nullptr) reader.force_device(forced);
     (void)reader.read(data);  // a framing error is also an issue, reported by the printer
     pr.finish();
     issues = pr.issues();
@@ -383,8 +509,11 @@ int cmd_adreno(const std::vector<std::string>& args) {
     adreno::hex_offset_index index;
     auto n = index.build(text);
     if (!n) return fail("adreno", path + ": " + n.error_value().describe(), exit_bad_input);
-    printer pr(out, listing, path, [&index](std::size_t o) { return index.text_offset(o); });
+    printer pr(
+        out, listing, path, [&index](std::size_t o) { return index.text_offset(o); }, gen,
+        records ? &*records : nullptr);
     adreno::walker w(pr, nullptr);
+    w.set_generation(gen);
     w.set_input_bytes(4 * *n);
     adreno::hex_reader reader(text);
     constexpr std::size_t piece_bytes = std::size_t{1} << 20;  // > the largest packet (128 KiB)
@@ -412,13 +541,16 @@ int cmd_adreno(const std::vector<std::string>& args) {
     issues = pr.issues();
     stats = w.stats();
   } else {
-    printer pr(out, listing, path, [](std::size_t o) { return o; });
+    printer pr(
+        out, listing, path, [](std::size_t o) { return o; }, gen, records ? &*records : nullptr);
     adreno::walker w(pr, nullptr);
+    w.set_generation(gen);
     w.walk(data, 0, 0);
     pr.finish();
     issues = pr.issues();
     stats = w.stats();
   }
+  if (records) records->end();
   out.flush();
   if (stats.padding_dwords != 0) {
     std::fprintf(stderr, "hwpc adreno: %s: note: %llu zero dwords of padding skipped\n",

@@ -39,7 +39,7 @@ constexpr std::string_view intel_options[] = {
 constexpr std::string_view mali_options[] = {"gpu",       "reader",       "l2-slices",
                                              "core-mask", "core-index",   "bus-width-bits",
                                              "derived",   "counters-only"};
-constexpr std::string_view adreno_options[] = {"format"};
+constexpr std::string_view adreno_options[] = {"format", "gpu"};
 
 const command_spec report_spec{
     "report",
@@ -47,7 +47,8 @@ const command_spec report_spec{
     "            [--metrics FILE.xml --set SYMBOL] [other options of hwpc decode]\n"
     "       hwpc report CAPTURE -o REPORT.html [--gpu NAME|GPU_ID ...] [other options of hwpc "
     "mali]\n"
-    "       hwpc report CAPTURE.rd[.gz] -o REPORT.html [--format auto|rd|hex|bin]",
+    "       hwpc report CAPTURE.rd[.gz] -o REPORT.html [--format auto|rd|hex|bin]\n"
+    "                   [--vendor adreno --gpu NAME|CHIP_ID]",
     "Writes one self-contained HTML file (no script, no network: open it in any browser):\n"
     "the capture's facts (vendor, platform or GPU, format, device, duration, reports,\n"
     "losses), small-multiple charts of every metric of the set and of the busiest raw\n"
@@ -75,7 +76,7 @@ const command_spec report_spec{
      {"metrics", "FILE.xml", "Intel: metric XML file"},
      {"set", "SYMBOL", "Intel: metric set of --metrics to chart"},
      {"device-var", "NAME=VALUE", "Intel: a device variable for the formulas", true},
-     {"gpu", "NAME|GPU_ID", "Mali: the GPU (hwpc mali --help)"},
+     {"gpu", "NAME|GPU_ID", "Mali: the GPU (hwpc mali --help); Adreno: hwpc adreno --gpu"},
      {"reader", "vinstr|kinstr", "Mali: the kernel reader"},
      {"l2-slices", "N", "Mali: number of L2 slices"},
      {"core-mask", "M", "Mali: shader core mask"},

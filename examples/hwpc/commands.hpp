@@ -22,6 +22,7 @@ int cmd_decode(const std::vector<std::string>& args);
 int cmd_emulate(const std::vector<std::string>& args);
 int cmd_eval(const std::vector<std::string>& args);
 int cmd_adreno(const std::vector<std::string>& args);
+int cmd_adreno_emulate(const std::vector<std::string>& args);
 int cmd_mali(const std::vector<std::string>& args);
 int cmd_mali_emulate(const std::vector<std::string>& args);
 int cmd_report(const std::vector<std::string>& args);

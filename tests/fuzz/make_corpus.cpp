@@ -4,8 +4,10 @@
 // samples, formulas and metric files written here, Xe OA streams with loss
 // lists, Mali capture files and kinstr_prfcnt buffers from the Mali emulator,
 // and .rd captures (plain, gzip, hex text) and address spaces built with the
-// Adreno test writers. Each file starts with the selector bytes its target
-// reads (fuzz_common.hpp and each target's comment).
+// Adreno test writers, schemas and rows for the writers; the accounting and
+// time targets take the same captures behind their own selector byte. Each
+// file starts with the selector bytes its target reads (fuzz_common.hpp and
+// each target's comment).
 //
 //   hwpc_fuzz_make_corpus DIR
 #include <cstdint>
@@ -13,11 +15,13 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../adreno_gzip_writer.hpp"
 #include "../adreno_rd_writer.hpp"
 #include "../adreno_seed.hpp"
+#include "hwpc/adreno/emulate.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/formats_xe.hpp"
@@ -69,16 +73,33 @@ void intel_captures() {
       bytes b{sel, 0, 0xff, 0xff, 0xff, 0xff};
       append(b, *raw);
       put("raw_reports", name, b);
+      // Ring vs raw: [0, format, platform, slots]; time: [2, format, platform, slots].
+      bytes d{0, sel, 0};
+      append(d, *raw);
+      put("accounting", name + "_ring", d);
+      d[0] = 2;
+      put("time", name + "_raw", d);
     }
     if (auto st = hwpc::emu::output_bytes(*cap, hwpc::emu::output_kind::i915_stream)) {
       bytes b{sel, 0, 0};
       append(b, *st);
       put("i915_stream", name, b);
+      bytes d{1, sel, 0};
+      append(d, *st);
+      put("time", name + "_stream", d);
+      if (f.name == std::string_view("A45_B8_C8") && c.platform == hwpc::intel::platform::hsw) {
+        bytes s{1};  // stream vs recording: [1, stream]
+        append(s, *st);
+        put("accounting", name + "_stream", s);
+      }
     }
     if (auto rec = hwpc::emu::output_bytes(*cap, hwpc::emu::output_kind::recording)) {
       bytes b{static_cast<std::uint8_t>(i % 2 ? 0x80 | static_cast<unsigned>(c.platform) : 0)};
       append(b, *rec);
       put("recording", name, b);
+      bytes d{3};
+      append(d, *rec);
+      put("time", name + "_recording", d);
     }
     const auto& ring = cap->ring;
     if (ring.bytes.size() == hwpc::intel::oa_ring_min_size) {
@@ -275,6 +296,9 @@ void mali_captures() {
       for (std::byte x : e.file) file.push_back(static_cast<std::uint8_t>(x));
       const std::string name = std::string(g.table->key) + (kinstr ? "_kinstr" : "_vinstr");
       put("mali_capture", name, file);
+      bytes timed{0};  // the time target's Mali selector
+      timed.insert(timed.end(), file.begin(), file.end());
+      put("time", name, timed);
       if (kinstr) {
         bytes b{static_cast<std::uint8_t>(index), static_cast<std::uint8_t>(p.slices - 1), 0,
                 static_cast<std::uint8_t>(p.mask)};
@@ -370,6 +394,83 @@ void adreno_walks() {
 
 }  // namespace
 
+// The writers target reads a schema and rows from its input (fuzz_writers.cpp):
+// a flags byte, the source's text, counter and metric counts, names and units,
+// then rows. Seeds: small schemas with hostile names, and the emulator's
+// flavour of rows (timer reasons, losses), from a fixed generator.
+void writer_rows() {
+  std::uint64_t s = 0x243f6a8885a308d3ull;
+  auto next = [&s] {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return static_cast<std::uint8_t>(s);
+  };
+  for (int k = 0; k < 24; ++k) {
+    bytes b{static_cast<std::uint8_t>(k * 37), static_cast<std::uint8_t>(k),
+            static_cast<std::uint8_t>(k % 6), static_cast<std::uint8_t>(k % 5)};
+    for (int c = 0; c < 9; ++c) {
+      b.push_back(static_cast<std::uint8_t>(k % 2 ? c * 7 : 64 + 8 * c));  // hostile or bytes
+      for (int j = 0; j < 8; ++j) b.push_back(next());
+    }
+    for (int r = 0; r < 6 + k; ++r) {
+      b.push_back(static_cast<std::uint8_t>(r % 5 == 0 ? 5 : 1 + (r % 4)));  // a loss every fifth
+      for (int j = 0; j < 40; ++j) b.push_back(next());
+    }
+    put("writers", "rows_" + std::to_string(k), b);
+  }
+}
+
+// A6XX/A7XX captures for adreno_drawstate: [generation, .rd bytes] with
+// draw-state groups (one nested, one disabled), markers, bins, an A7XX event
+// write and a thread control; the A5xx emulator's capture read as each.
+void adreno_drawstates() {
+  using namespace adreno_rd;
+  writer w;
+  w.gpu_id(0);
+  w.chip_id(0x000343051401);  // A750 with a fuse, as the kernel writes it
+  const dwords main = {pkt7(0x65, 1),
+                       2,
+                       pkt7(0x43, 6),
+                       (3u << 24) | (1u << 20) | 3,
+                       0x30000,
+                       0,
+                       (5u << 24) | (1u << 17),
+                       0,
+                       0,
+                       pkt7(0x17, 1),
+                       0x80000002,
+                       pkt7(0x46, 3),
+                       0x08300016,
+                       0x50000,
+                       0,
+                       pkt7(0x50, 5),
+                       2,
+                       0x40000,
+                       0,
+                       2,
+                       1,
+                       pkt7(0x26, 0),
+                       pkt7(0x51, 0)};
+  w.buffer(0x10000, main);
+  w.buffer(0x30000, {pkt4(0x8891, 1), 2, pkt7(0x43, 3), (7u << 24) | 2, 0x40000, 0});
+  w.buffer(0x40000, {pkt7(0x10, 1), 1, pkt7(0x10, 1), 2});
+  w.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
+  for (std::uint8_t g : {0, 1, 2, 3}) {
+    bytes b{g};
+    const bytes rd = from_bytes(w.bytes);
+    b.insert(b.end(), rd.begin(), rd.end());
+    put("adreno_drawstate", "groups_" + std::to_string(g) + ".rd", b);
+  }
+  const auto e = hwpc::adreno::emulate_a5xx({.seed = 3, .rounds = 2});
+  for (std::uint8_t g : {1, 2, 3}) {
+    bytes b{g};
+    const bytes rd = from_bytes(e.file);
+    b.insert(b.end(), rd.begin(), rd.end());
+    put("adreno_drawstate", "emulated_" + std::to_string(g) + ".rd", b);
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -386,6 +487,8 @@ int main(int argc, char** argv) {
   mali_captures();
   adreno_captures();
   adreno_walks();
+  writer_rows();
+  adreno_drawstates();
   std::printf("%zu seed files in %s\n", written, argv[1]);
   return 0;
 }

@@ -34,6 +34,15 @@ inline constexpr std::uint32_t cp_indirect_buffer = 0x3f;  // CP_INDIRECT_BUFFER
 inline constexpr std::uint32_t cp_indirect_buffer_chain = 0x57;
 inline constexpr std::uint32_t cp_event_write = 0x46;
 inline constexpr std::uint32_t cp_mem_to_mem = 0x73;
+// A6XX/A7XX (FACTS-adreno6 section 2.3); 0x43 is CP_SET_DRAW_STATE from A5XX on.
+inline constexpr std::uint32_t cp_thread_control = 0x17;  // A7XX
+inline constexpr std::uint32_t cp_set_draw_state = 0x43;
+inline constexpr std::uint32_t cp_start_bin = 0x50;
+inline constexpr std::uint32_t cp_end_bin = 0x51;
+inline constexpr std::uint32_t cp_set_marker = 0x65;
+inline constexpr std::uint32_t cp_reg_write = 0x6d;  // A6XX
+inline constexpr std::uint32_t cp_reg_to_mem_offset_reg = 0x72;
+inline constexpr std::uint32_t cp_reg_to_mem_offset_mem = 0x74;
 }  // namespace op
 
 // Registers written by type-4 packets in the A5xx query sequences.

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "hwpc/adreno/generation.hpp"
 #include "hwpc/adreno/rd.hpp"
 #include "hwpc/adreno/walk.hpp"
 #include "hwpc/core/bytes.hpp"
@@ -31,6 +32,10 @@ class capture_sink : public walk_sink {
     (void)id;
     (void)offset;
   }
+  virtual void on_chip_id(std::uint64_t id, std::size_t offset) {
+    (void)id;
+    (void)offset;
+  }
   // Before the walk of each CMDSTREAM_ADDR (`offset`: its section header).
   virtual void on_cmdstream(const address_range& r, std::size_t offset) {
     (void)r;
@@ -43,6 +48,7 @@ struct capture_stats {
   std::uint64_t buffers = 0;
   std::uint64_t cmdstreams = 0;
   std::optional<std::uint32_t> gpu_id;
+  std::optional<std::uint64_t> chip_id;
 };
 
 class capture_reader {
@@ -51,6 +57,15 @@ class capture_reader {
       : sink_(sink), walker_(sink, &space_, opt) {}
 
   const capture_stats& stats() const noexcept { return stats_; }
+  // The GPU the ids read so far resolve to (generation.hpp), or null.
+  const device* gpu() const noexcept {
+    return forced_ != nullptr ? forced_ : resolve_device(stats_.gpu_id, stats_.chip_id);
+  }
+  // Reads the capture as `d`'s generation whatever its ids say (`--gpu`).
+  void force_device(const device* d) noexcept {
+    forced_ = d;
+    if (d != nullptr) walker_.set_generation(d->gen);
+  }
   const walk_stats& walk() const noexcept { return walker_.stats(); }
   // The buffers of the submit being read (valid inside the sink's callbacks).
   const address_space& space() const noexcept { return space_; }
@@ -133,6 +148,16 @@ class capture_reader {
         }
         if (!stats_.gpu_id) stats_.gpu_id = load_le32(s.payload.data());
         sink_.on_gpu_id(load_le32(s.payload.data()), s.offset);
+        update_generation();
+        return;
+      case section_type::chip_id:
+        if (s.payload.size() < 8) {
+          issue(errc::truncated, s.offset, "RD_CHIP_ID needs 8 bytes");
+          return;
+        }
+        if (!stats_.chip_id) stats_.chip_id = load_le64(s.payload.data());
+        sink_.on_chip_id(load_le64(s.payload.data()), s.offset);
+        update_generation();
         return;
       default:
         if (s.type > max_section_type) {
@@ -144,12 +169,41 @@ class capture_reader {
     }
   }
 
+  // The walk follows the capture's generation once its ids name one (the
+  // kernel writes them before any command stream).
+  void update_generation() {
+    if (forced_ != nullptr) return;
+    if (const device* d = gpu()) walker_.set_generation(d->gen);
+  }
+
   capture_sink& sink_;
   address_space space_;
   walker walker_;
   capture_stats stats_;
   std::optional<address_range> pending_;
   bool decoded_ = false;
+  const device* forced_ = nullptr;
 };
+
+// The GPU a capture's RD_GPU_ID / RD_CHIP_ID sections name (the first of
+// each), or null: a pass over the section headers only, so that a reader can
+// choose its names before the first packet.
+inline const device* capture_device(byte_span data) noexcept {
+  std::optional<std::uint32_t> gpu_id;
+  std::optional<std::uint64_t> chip_id;
+  section_cursor c(data);
+  while (!c.done()) {
+    auto s = c.next();
+    if (!s) break;
+    if (s->type == static_cast<std::uint32_t>(section_type::gpu_id) && s->payload.size() >= 4 &&
+        !gpu_id) {
+      gpu_id = load_le32(s->payload.data());
+    } else if (s->type == static_cast<std::uint32_t>(section_type::chip_id) &&
+               s->payload.size() >= 8 && !chip_id) {
+      chip_id = load_le64(s->payload.data());
+    }
+  }
+  return resolve_device(gpu_id, chip_id);
+}
 
 }  // namespace hwpc::adreno::rd

@@ -54,6 +54,7 @@
 #include "hwpc/adreno/queries.hpp"
 #include "hwpc/adreno/rd_capture.hpp"
 #include "hwpc/adreno/recognise.hpp"
+#include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/walk.hpp"
 #include "hwpc/core/row.hpp"
 
@@ -98,6 +99,7 @@ struct rows_done {
   walk_stats walk;
   std::size_t issues = 0;
   std::optional<std::uint32_t> gpu_id;
+  const device* gpu = nullptr;  // what the capture's ids resolve to (generation.hpp)
 };
 
 namespace detail {
@@ -124,6 +126,12 @@ class result_rows final : public rd::capture_sink {
   void attach(const rd::address_space* space) noexcept { space_ = space; }
 
   void on_packet(const walked_packet& w) override {
+    // The A5XX recogniser knows A5XX sequences and registers only: an A6XX
+    // or A7XX capture gets its own generation's events instead.
+    if (rec6_) {
+      rec6_->push(w.pkt, [this](const query6_event& e) { handle6(e); });
+      return;
+    }
     rec_.push(w.pkt);
     take_snapshots();
     rec_.release([this](const query_event& ev) { handle(ev); });
@@ -135,7 +143,13 @@ class result_rows final : public rd::capture_sink {
   void on_note(const error& e) override { report_issue(e, true); }
   void on_gpu_id(std::uint32_t id, std::size_t) override {
     if (!gpu_id_) gpu_id_ = id;
+    resolve();
   }
+  void on_chip_id(std::uint64_t id, std::size_t) override {
+    if (!chip_id_) chip_id_ = id;
+    resolve();
+  }
+  const device* gpu() const noexcept { return resolve_device(gpu_id_, chip_id_); }
   void finish() {
     rec_.finish();
     take_snapshots();
@@ -304,6 +318,81 @@ class result_rows final : public rd::capture_sink {
   accounting acc_;
   std::size_t issues_ = 0;
   std::optional<std::uint32_t> gpu_id_;
+  std::optional<std::uint64_t> chip_id_;
+  std::optional<recogniser6> rec6_;
+  std::map<std::pair<const counter_group*, std::uint32_t>, std::uint32_t> selected_;
+  std::optional<std::uint64_t> last_sample_count_;
+
+  void resolve() {
+    const device* d = gpu();
+    if (d != nullptr && d->gen != generation::a5xx) {
+      if (!rec6_) rec6_.emplace(d->gen);
+    } else {
+      rec6_.reset();
+    }
+  }
+
+  // A6XX/A7XX results (F6 section 4): an occlusion result when a sample count
+  // lands 16 bytes after the previous one (the slot's end after its start,
+  // gallium's and turnip's layout: +16 start, +24 result, +32 end), the value
+  // read at +24; a timestamp; a counter sample, named by the countable last
+  // selected for that counter. A begin (the first sample count) is a report
+  // that starts a stretch, as on A5XX. Pipeline statistics, stream-out and
+  // selects are not rows.
+  void handle6(const query6_event& e) {
+    using k = query6_event::kind;
+    if (e.what == k::counter_select) {
+      selected_[{e.group, e.counter}] = e.value;
+      return;
+    }
+    if (e.what != k::counter_sample && e.what != k::timestamp && e.what != k::sample_count) return;
+    const bool end =
+        e.what == k::sample_count && last_sample_count_ && e.address == *last_sample_count_ + 16;
+    if (e.what == k::sample_count)
+      last_sample_count_ = end ? std::nullopt : std::optional(e.address);
+    const std::uint64_t report = acc_.reports;
+    ++acc_.records;
+    ++acc_.reports;
+    if (e.what == k::sample_count && !end) {
+      ++acc_.stretch_starts;
+      return;
+    }
+    std::optional<counter_key> key;
+    if (e.what == k::counter_sample) {
+      key = counter_key{e.group, e.counter};
+      if (std::find(sampled_.begin(), sampled_.end(), *key) == sampled_.end()) {
+        sampled_.push_back(*key);
+      }
+    }
+    ++acc_.intervals;
+    if (schema_ == nullptr) return;
+    for (cell& c : cells_) c = cell::none();
+    row r;
+    r.report = report;
+    r.begin = r.end = last_ticks_;
+    std::optional<std::size_t> section;
+    if (e.what == k::sample_count) {
+      r.reason = "occlusion";
+      if (auto v = read(e.address - 8, 8, &section)) cells_[col_samples_passed] = cell::u(*v);
+    } else if (e.what == k::timestamp) {
+      r.reason = "timestamp";
+      if (auto v = read(e.address, 8, &section)) {
+        r.begin = r.end = last_ticks_ = *v;
+        cells_[col_gpu_time] = cell::u(ticks_to_ns(*v));
+      }
+    } else {
+      const auto it = selected_.find({e.group, e.counter});
+      reason_ = it != selected_.end() ? countable_name(*e.group, it->second) : key->name();
+      r.reason = reason_;
+      if (auto v = read(e.address, 8, &section)) {
+        auto col = column_of_.find(key->name());
+        if (col != column_of_.end()) cells_[col->second] = cell::u(*v);
+      }
+    }
+    r.offset = section ? *section : map_(e.offset);
+    r.metrics = cells_;
+    on_row_(r);
+  }
 };
 
 // Walks `data` as `kind` into `sink`; the hex text is parsed first.
@@ -398,7 +487,7 @@ result<rows_done> for_each_row(input_kind kind, byte_span data, const row_schema
       kind, data, &schema, [&](const row& r) { on_row(r); },
       [&](const error& e, bool note) { on_issue(e, note); }, &sink, holder);
   if (!w) return w.error_value();
-  return rows_done{sink->acc(), *w, sink->issues(), sink->gpu_id()};
+  return rows_done{sink->acc(), *w, sink->issues(), sink->gpu_id(), sink->gpu()};
 }
 
 }  // namespace hwpc::adreno

@@ -17,12 +17,15 @@
 // stays bounded in time.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/generation.hpp"
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/rd.hpp"
 #include "hwpc/core/bytes.hpp"
@@ -85,10 +88,45 @@ struct walk_options {
   unsigned max_chain = 4096;  // CP_INDIRECT_BUFFER_CHAIN hops per level
 };
 
+// Draw-state group records (CP_SET_DRAW_STATE, FACTS-adreno6 section 2.3):
+// dword 0 bits 15:0 COUNT, 16 DIRTY, 17 DISABLE, 18 DISABLE_ALL_GROUPS,
+// 19 LOAD_IMMED, 20 BINNING, 21 GMEM, 22 SYSMEM, 28:24 GROUP_ID; then a
+// 64-bit address.
+namespace draw_state {
+inline constexpr std::uint32_t record_dwords = 3;
+constexpr std::uint32_t count_of(std::uint32_t d0) noexcept { return d0 & 0xffff; }
+constexpr std::uint32_t group_of(std::uint32_t d0) noexcept { return (d0 >> 24) & 0x1f; }
+constexpr bool disables(std::uint32_t d0) noexcept { return (d0 & (3u << 17)) != 0; }
+}  // namespace draw_state
+
+// The render mode of CP_SET_MARKER (A6XX/A7XX: bits 3:0 when bit 8 is clear),
+// the pass packets run in; 0 before any marker.
+constexpr std::string_view pass_name(std::uint8_t mode) noexcept {
+  constexpr std::string_view names[] = {"",
+                                        "RM6_DIRECT_RENDER",
+                                        "RM6_BIN_VISIBILITY",
+                                        "RM6_BIN_DIRECT",
+                                        "RM6_BIN_RENDER_START",
+                                        "RM6_BIN_END_OF_DRAWS",
+                                        "RM6_BIN_RESOLVE",
+                                        "RM6_BIN_RENDER_END",
+                                        "RM6_COMPUTE",
+                                        "9",
+                                        "10",
+                                        "11",
+                                        "RM6_BLIT2DSCALE",
+                                        "RM6_IB1LIST_START",
+                                        "RM6_IB1LIST_END",
+                                        "RM7_BIN_VISIBILITY_END"};
+  return names[mode & 0xf];
+}
+
 struct walked_packet {
   packet pkt;                  // pkt.offset: byte offset of the header in the input
   std::uint64_t gpu_addr = 0;  // GPU address of the header (0-based for flat input)
   unsigned depth = 0;          // 0 = the stream walked, 1 = an IB it calls, ...
+  int group = -1;              // the draw-state group whose buffer holds it (A6XX/A7XX), else -1
+  std::uint8_t pass = 0;       // the last CP_SET_MARKER render mode (A6XX/A7XX; pass_name)
 };
 
 // Receives what a walk finds. `note` is information (a conditional IB not
@@ -120,6 +158,13 @@ class walker {
 
   const walk_stats& stats() const noexcept { return stats_; }
 
+  // The generation whose packet meanings the walk follows. Unknown (the
+  // default) keeps the A5xx walk: only CP_INDIRECT_BUFFER, _PFD and _CHAIN
+  // are calls everywhere; 0x3a is CP_COND_INDIRECT_BUFFER_PFE on A5XX only
+  // (CP_CCHE_INVALIDATE on A7XX, nothing on A6XX).
+  void set_generation(generation g) noexcept { gen_ = g; }
+  generation gen() const noexcept { return gen_; }
+
   // The size of the whole input, for the default budget (walk() sets it from
   // its buffer when it was not set).
   void set_input_bytes(std::size_t n) noexcept { input_bytes_ = n; }
@@ -133,6 +178,7 @@ class walker {
   void walk(byte_span data, std::size_t file_offset, std::uint64_t gpu_addr) {
     if (input_bytes_ == 0) input_bytes_ = data.size();
     stack_.clear();
+    pending_.clear();
     stack_.push_back(frame{data, file_offset, gpu_addr, 0, 0});
     run();
   }
@@ -140,6 +186,7 @@ class walker {
   // Walks the command buffer an RD_CMDSTREAM_ADDR names (`at`: its section offset).
   void walk_ib(ib_target t, std::size_t at) {
     stack_.clear();
+    pending_.clear();
     push_ib(t, at, 0);
     run();
   }
@@ -151,6 +198,22 @@ class walker {
     std::uint64_t gpu_base;
     std::size_t pos;
     unsigned chain_hops;
+    int group = -1;
+  };
+
+  // Buffers a packet runs besides an IB call (draw-state groups, CP_START_BIN
+  // prefixes), entered one after the other before the packet's own buffer
+  // goes on: `count` buffers of `dwords` at `address`, `address + stride`, ...
+  // Kept lazily, so a bin count of 2^32 costs one entry; the dword budget
+  // bounds the work.
+  struct pending {
+    std::size_t level;  // the frame whose packet queued it
+    std::size_t at;     // file offset of that packet
+    std::uint64_t address;
+    std::uint64_t stride;
+    std::uint64_t count;
+    std::uint32_t dwords;
+    int group;
   };
 
   void issue(errc code, std::size_t offset, std::string msg) {
@@ -159,7 +222,7 @@ class walker {
   }
 
   // Pushes the IB `t` called by the packet at file offset `at`; false when not followed.
-  bool push_ib(ib_target t, std::size_t at, unsigned chain_hops) {
+  bool push_ib(ib_target t, std::size_t at, unsigned chain_hops, int group = -1) {
     if (stats_.budget_exhausted) return false;
     if (space_ == nullptr) {
       sink_.on_note(make_error(
@@ -184,9 +247,11 @@ class walker {
     const std::uint64_t want = std::uint64_t{t.dwords} * 4;
     auto loc = space_->find(t.address, want);
     if (!loc) {
+      // Normal in real captures (FACTS-adreno6 section 6.3): the stream is
+      // partial there, and the walk goes on after the packet.
       issue(errc::out_of_range, at,
-            "IB to " + to_hex(t.address) + " (" + std::to_string(t.dwords) +
-                " dwords): no dumped buffer holds that address");
+            "missing command stream: " + to_hex(t.address) + " (" + std::to_string(t.dwords) +
+                " dwords) is in no dumped buffer");
       return false;
     }
     if (loc->bytes.size() < want) {
@@ -195,7 +260,9 @@ class walker {
                 " bytes, the dump has " + std::to_string(loc->bytes.size()));
     }
     ++stats_.ibs_followed;
-    stack_.push_back(frame{loc->bytes, loc->file_offset, t.address, 0, chain_hops});
+    const int inherited = stack_.empty() ? -1 : stack_.back().group;
+    stack_.push_back(frame{loc->bytes, loc->file_offset, t.address, 0, chain_hops,
+                           group >= 0 ? group : inherited});
     return true;
   }
 
@@ -220,6 +287,8 @@ class walker {
       return;
     }
     if (p.hdr.id == op::cp_indirect_buffer_chain) {
+      // A6XX+: a chain inside a draw-state buffer does not work (F6 section 2.3);
+      // it is followed all the same, the guards bound it.
       // A chain ends the current IB and continues in the target at the same level.
       frame cur = stack_.back();
       if (cur.chain_hops + 1 > opt_.max_chain) {
@@ -237,6 +306,81 @@ class walker {
       return;
     }
     push_ib(*t, p.offset, 0);
+  }
+
+  // CP_SET_DRAW_STATE: every enabled record's buffer, in record order, once
+  // where it is set (the CP runs the groups at each draw that needs them;
+  // listing them once per draw would repeat them, docs/adreno.md).
+  void queue_draw_state(const packet& p) {
+    const std::size_t first = pending_.size();
+    for (std::uint32_t i = 0; i + draw_state::record_dwords <= p.hdr.count;
+         i += draw_state::record_dwords) {
+      const std::uint32_t d0 = p.dword(i);
+      if (draw_state::disables(d0) || draw_state::count_of(d0) == 0) continue;
+      pending_.push_back(pending{stack_.size() - 1, p.offset, p.qword(i + 1), 0, 1,
+                                 draw_state::count_of(d0),
+                                 static_cast<int>(draw_state::group_of(d0))});
+    }
+    if (p.hdr.count % draw_state::record_dwords != 0) {
+      issue(errc::inconsistent, p.offset,
+            "CP_SET_DRAW_STATE has " + std::to_string(p.hdr.count) +
+                " payload dwords, not a multiple of 3; the last " +
+                std::to_string(p.hdr.count % draw_state::record_dwords) + " ignored");
+    }
+    std::reverse(pending_.begin() + static_cast<std::ptrdiff_t>(first), pending_.end());
+  }
+
+  // CP_START_BIN: the prefix of bin i at PREFIX_ADDR + i * PREFIX_DWORDS
+  // dwords, for each of BIN_COUNT bins (the body that follows is walked once,
+  // as Mesa's decoder does).
+  void queue_bins(const packet& p) {
+    if (p.hdr.count < 5) {
+      issue(errc::inconsistent, p.offset,
+            "CP_START_BIN needs 5 payload dwords, has " + std::to_string(p.hdr.count));
+      return;
+    }
+    const std::uint32_t bins = p.dword(0), prefix_dwords = p.dword(3);
+    if (bins == 0 || prefix_dwords == 0) return;
+    pending_.push_back(pending{stack_.size() - 1, p.offset, p.qword(1),
+                               std::uint64_t{prefix_dwords} * 4, bins, prefix_dwords, -1});
+  }
+
+  // Enters the next queued buffer of the top frame; false when none is queued.
+  bool enter_pending() {
+    if (pending_.empty() || pending_.back().level + 1 != stack_.size()) return false;
+    pending& q = pending_.back();
+    const ib_target t{q.address, q.dwords};
+    const std::size_t at = q.at;
+    const int group = q.group;
+    q.address += q.stride;
+    const std::uint64_t left = --q.count;
+    if (left == 0) pending_.pop_back();
+    // Entering a buffer costs a dword of the budget, so that a bin count of
+    // 2^32 over missing buffers stays bounded too.
+    if (!spend(1, at)) {
+      pending_.clear();
+      return true;
+    }
+    // A bin prefix not followed (no address space, missing, too deep, a
+    // cycle) says so once for the rest of its packet's bins: they sit at the
+    // same stride in the same buffer, or in none.
+    const auto drop_other_bins = [&] {
+      if (left == 0) return;
+      pending_.pop_back();
+      sink_.on_note(make_error(
+          errc::unknown_format, at,
+          "the other " + std::to_string(left) + " bin prefixes of this CP_START_BIN not followed"));
+    };
+    if (space_ == nullptr) {
+      sink_.on_note(make_error(
+          errc::unknown_format, at,
+          (group >= 0 ? "draw-state group " + std::to_string(group) : std::string("bin prefix")) +
+              " at " + to_hex(t.address) + " not followed: the input has no GPU address space"));
+      drop_other_bins();
+      return true;
+    }
+    if (!push_ib(t, at, 0, group)) drop_other_bins();
+    return true;
   }
 
   // Counts `dwords` executed; false once the budget is spent. The check is
@@ -273,6 +417,7 @@ class walker {
             run_msg + "; skipped " + std::to_string(run_bytes) + " bytes to resynchronise");
     };
     while (!stack_.empty()) {
+      if (!pending_.empty() && enter_pending()) continue;
       frame& f = stack_.back();
       const std::size_t remain = f.data.size() - f.pos;
       if (remain == 0) {
@@ -318,19 +463,33 @@ class walker {
       }
       if (in_run) end_run();
       if (!spend(d.hdr.count, at)) return;
+      const bool a6 = gen_ == generation::a6xx || gen_ == generation::a7xx;
       // The header is copied field by field: copied whole, it was read back
       // with one wide load from the narrower stores decode_header() made, a
       // store-forwarding stall that cost more than the rest of the walk.
       walked_packet w{
           packet{header{d.hdr.type, d.hdr.id, d.hdr.count}, at, f.data.subspan(f.pos + 4, need)},
-          f.gpu_base + f.pos, static_cast<unsigned>(stack_.size() - 1)};
+          f.gpu_base + f.pos, static_cast<unsigned>(stack_.size() - 1), f.group, pass_};
       f.pos += 4 + need;
       ++stats_.packets;
+      if (a6 && d.hdr.type == packet_type::type7 && d.hdr.id == op::cp_set_marker &&
+          d.hdr.count >= 1) {
+        const std::uint32_t m = w.pkt.dword(0);
+        if ((m & 0x100) == 0) w.pass = pass_ = static_cast<std::uint8_t>(m & 0xf);
+      }
       sink_.on_packet(w);
       const packet& p = w.pkt;
+      if (a6 && p.hdr.type == packet_type::type7) {
+        if (p.hdr.id == op::cp_set_draw_state) {
+          queue_draw_state(p);
+        } else if (p.hdr.id == op::cp_start_bin) {
+          queue_bins(p);
+        }
+      }
       if (p.hdr.type == packet_type::type7 &&
           (is_ib_call(p.hdr.id) || p.hdr.id == op::cp_indirect_buffer_chain ||
-           p.hdr.id == op::cp_cond_indirect_buffer_pfe)) {
+           (p.hdr.id == op::cp_cond_indirect_buffer_pfe && gen_ != generation::a6xx &&
+            gen_ != generation::a7xx))) {
         follow(p);  // may push or replace frames; `f` is not used after this
       }
     }
@@ -341,7 +500,10 @@ class walker {
   walk_options opt_;
   walk_stats stats_;
   std::vector<frame> stack_;
+  std::vector<pending> pending_;
+  std::uint8_t pass_ = 0;
   std::size_t input_bytes_ = 0;
+  generation gen_ = generation::unknown;
 };
 
 }  // namespace hwpc::adreno

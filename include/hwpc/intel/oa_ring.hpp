@@ -17,7 +17,11 @@
 // The tail moves in 64-byte steps, not report steps, so it is aligned down to
 // whole reports; the driver also holds back a tail margin because the tail
 // can run ahead of the reports that have landed (sampling.hpp). A report
-// whose RPT_ID is 0 was never written: it is skipped and counted. After
+// whose RPT_ID is 0 was never written: it is counted (skipped_zero()) and
+// yielded like every other slot, as raw_capture yields it, so that
+// delta_tracker and for_each_row count it in skipped_zero and bridge the
+// interval over it: the same slots give the same accounting from either
+// reader (core/row.hpp: every report ends up in one bucket). After
 // copying a report the driver zeroes its RPT_ID so that the check stays
 // meaningful once the ring wraps; zero_consumed() does the same.
 //
@@ -141,11 +145,10 @@ class oa_ring {
   class iterator : public capture_event_iterator_types {
    public:
     iterator() = default;
-    iterator(const oa_ring* r, std::size_t step) noexcept : r_(r), step_(step) { skip_invalid(); }
+    iterator(const oa_ring* r, std::size_t step) noexcept : r_(r), step_(step) {}
     capture_event operator*() const noexcept { return r_->event_at(step_); }
     iterator& operator++() noexcept {
       ++step_;
-      skip_invalid();
       return *this;
     }
     iterator operator++(int) noexcept {
@@ -158,9 +161,6 @@ class oa_ring {
     }
 
    private:
-    void skip_invalid() noexcept {
-      while (step_ < r_->steps() && !r_->step_is_valid(step_)) ++step_;
-    }
     const oa_ring* r_ = nullptr;
     std::size_t step_ = 0;
   };
@@ -262,7 +262,7 @@ class oa_ring {
   std::size_t circ_size() const noexcept { return circ_; }
   // Report slots between head and the usable tail, zero-RPT_ID ones included.
   std::size_t report_slots() const noexcept { return n_reports_; }
-  // Slots skipped because their RPT_ID is 0 (never written).
+  // Slots whose RPT_ID is 0 (never written; yielded, report_view::is_valid() false).
   std::size_t skipped_zero() const noexcept { return skipped_zero_; }
   std::uint32_t status() const noexcept { return regs_.status; }
   std::size_t head_offset() const noexcept { return head_; }
@@ -312,9 +312,6 @@ class oa_ring {
   const std::byte* report_ptr(std::size_t k) const noexcept {
     if (has_straddle_ && k == straddle_) return bounce_.data();
     return ring_.data() + (head_ + k * format_->size) % circ_;
-  }
-  bool step_is_valid(std::size_t step) const noexcept {
-    return step < n_status_ || report_landed(report_ptr(step - n_status_), *format_);
   }
   capture_event event_at(std::size_t step) const noexcept {
     if (step < n_status_) return marker_event(status_events_[step], head_, step);

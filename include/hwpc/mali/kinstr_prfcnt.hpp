@@ -180,6 +180,7 @@ class kinstr_reader {
       return *failed_;
     }
     pos_ = end_;
+    prev_end_ = s->meta.timestamp_end;
     return std::optional<kinstr_sample>(std::move(*s));
   }
 
@@ -251,6 +252,14 @@ class kinstr_reader {
           return fail(errc::inconsistent, at,
                       "sample ends (" + std::to_string(s.meta.timestamp_end) +
                           " ns) before it starts (" + std::to_string(s.meta.timestamp_start) +
+                          " ns)");
+        }
+        // Time runs forwards across samples too (each starts where the dump
+        // before it left off, or later), as vinstr dumps must (vinstr.hpp).
+        if (prev_end_ && s.meta.timestamp_start < *prev_end_) {
+          return fail(errc::inconsistent, at,
+                      "sample starts (" + std::to_string(s.meta.timestamp_start) +
+                          " ns) before the previous sample ends (" + std::to_string(*prev_end_) +
                           " ns)");
         }
       } else if (type == kinstr::item_clock) {
@@ -372,6 +381,7 @@ class kinstr_reader {
   std::size_t pos_ = 0;
   std::size_t end_ = 0;
   std::optional<error> failed_;
+  std::optional<std::uint64_t> prev_end_;  // the last sample's timestamp_end
 };
 
 }  // namespace hwpc::mali

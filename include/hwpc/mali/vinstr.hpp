@@ -56,7 +56,9 @@ class vinstr_capture {
   //
   // With `with_meta`, every sample is preceded by its 32-byte vinstr_meta
   // (records of 32 + sample bytes; the 256-byte block check then applies to
-  // each record's sample part only).
+  // each record's sample part only), and a timestamp before the previous
+  // record's is refused (inconsistent, at that timestamp: the sample would
+  // end before it starts).
   static result<vinstr_capture> make(const gpu_table& table, const sample_layout& layout,
                                      std::span<const std::byte> data, std::size_t base = 0,
                                      bool with_meta = false) {
@@ -88,6 +90,20 @@ class vinstr_capture {
                               std::to_string(base + first) + ") ends after " +
                               std::to_string(partial) + " bytes: " + what + " (" + shape +
                               ", after 32 bytes of metadata)");
+      }
+      // A sample's interval runs from the previous dump to its own (rows.hpp):
+      // a dump timestamped before the previous one would end its sample
+      // before it starts. The kinstr reader refuses the same
+      // (kinstr_prfcnt.hpp); the error is at the later record's timestamp.
+      for (std::size_t at = record, prev = load_le64(data.data()); at < data.size(); at += record) {
+        const std::uint64_t ts = load_le64(data.data() + at);
+        if (ts < prev) {
+          return make_error(errc::inconsistent, base + at,
+                            "sample " + std::to_string(at / record) + " ends (" +
+                                std::to_string(ts) + " ns) before it starts (" +
+                                std::to_string(prev) + " ns, the previous sample's dump)");
+        }
+        prev = ts;
       }
       return vinstr_capture(table, layout, data, base, meta);
     }

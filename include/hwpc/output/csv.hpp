@@ -6,7 +6,9 @@
 // hold the increments, `ctx_id` the context it ran in (empty when the
 // source could not tell), metrics their values (empty when a formula could
 // not be evaluated). A loss is a row with lost=1, its kind as the reason
-// and every value empty. Names from the schema are escaped (text.hpp).
+// and every value empty (without the `lost` field under a schema that said
+// it cannot lose reports: every row has the header's fields, and only a
+// loss has an empty timestamp). Names from the schema are escaped (text.hpp).
 #pragma once
 
 #include "hwpc/core/row.hpp"
@@ -23,7 +25,7 @@ class csv_writer final : public row_writer {
     for (const column& c : s.metrics) out_.csv_field_after_comma(c.name);
     out_ << (s.has_losses ? ",lost\n" : "\n");
     // report, offset, timestamp and ctx_id, each counter and each metric with
-    // its comma; the reason's share is added per row; the quotes and the tail.
+    // its comma; the reason's share is added per row; the tail.
     row_room_ = 4 * (text_buffer::max_u64_chars + 1) +
                 s.counters.size() * (text_buffer::max_u64_chars + 1) +
                 s.metrics.size() * (text_buffer::max_cell_chars + 1) + 8;
@@ -32,7 +34,7 @@ class csv_writer final : public row_writer {
   // the buffer (text.hpp): the writer is the tool's hot loop for CSV.
   void write(const row& r) override {
     using tb = text_buffer;
-    char* p = out_.reserve(row_room_ + 2 * r.reason.size());
+    char* p = out_.reserve(row_room_ + tb::csv_field_room(r.reason.size()));
     p = tb::put_u64(p, r.report);
     *p++ = ',';
     p = tb::put_u64(p, r.offset);
@@ -42,7 +44,9 @@ class csv_writer final : public row_writer {
       p = tb::put_csv_field(p, r.reason);
       *p++ = ',';
       for (std::size_t j = 0; j < s_.metrics.size(); ++j) *p++ = ',';
-      p = put(p, ",1\n");
+      // A schema that said it cannot lose reports has no `lost` column: the
+      // row keeps the header's fields, told apart by its empty timestamp.
+      p = s_.has_losses ? put(p, ",1\n") : put(p, "\n");
       out_.commit(p);
       return;
     }

@@ -86,7 +86,8 @@ inline void finish_totals(totals& t, const row_schema& s, const accounting& acc,
                           const totals_metric_fn& metrics_of) {
   t.reports = acc.reports - acc.skipped_zero;
   t.skipped_zero = acc.skipped_zero;
-  if (s.has_losses) t.discontinuities = acc.lost();
+  // A source that said it cannot lose reports and did still says so.
+  if (s.has_losses || acc.lost() != 0) t.discontinuities = acc.lost();
   if (metrics_of) metrics_of(t.counters, t.elapsed, t.metrics);
 }
 

@@ -5,9 +5,10 @@
 // back exactly); the buffer is handed to a std::FILE in 64 KiB pieces, or
 // kept in a std::string for callers (and tests) that want the text.
 //
-// Escaping: a JSON string (RFC 8259 section 7) escapes '"', '\' and every
-// control character below 0x20; bytes from 0x20 up, UTF-8 included, pass
-// through. A CSV field (RFC 4180 section 2) is enclosed in double quotes when
+// Escaping: every string comes out as valid UTF-8, an invalid sequence
+// replaced by U+FFFD (utf8.hpp), whatever the format. A JSON string (RFC 8259
+// section 7) escapes '"', '\' and every control character below 0x20; other
+// characters pass through. A CSV field (RFC 4180 section 2) is enclosed in double quotes when
 // it holds a comma, a double quote, CR or LF, and a double quote inside is
 // written twice. HTML text and attribute values (WHATWG HTML, "Escaping a
 // string"; the page always quotes attributes with '"') take & < > " ' as
@@ -25,6 +26,7 @@
 #include <string_view>
 
 #include "hwpc/core/row.hpp"
+#include "hwpc/output/utf8.hpp"
 
 namespace hwpc::output {
 
@@ -62,77 +64,66 @@ class text_buffer {
   text_buffer& json_string(std::string_view s) {
     char* p = reserve(6 * s.size() + 2);  // "\u00XX" is the longest escape
     *p++ = '"';
-    for (char c : s) {
+    p = put_utf8(p, s, [](char* q, char c) {
       switch (c) {
         case '"':
-          p = put(p, "\\\"");
-          break;
+          return put(q, "\\\"");
         case '\\':
-          p = put(p, "\\\\");
-          break;
+          return put(q, "\\\\");
         case '\n':
-          p = put(p, "\\n");
-          break;
+          return put(q, "\\n");
         case '\r':
-          p = put(p, "\\r");
-          break;
+          return put(q, "\\r");
         case '\t':
-          p = put(p, "\\t");
-          break;
+          return put(q, "\\t");
         default:
           if (static_cast<unsigned char>(c) < 0x20) {
             static constexpr char hex[] = "0123456789abcdef";
             const auto u = static_cast<unsigned char>(c);
-            p = put(p, "\\u00");
-            *p++ = hex[u >> 4];
-            *p++ = hex[u & 15];
+            q = put(q, "\\u00");
+            *q++ = hex[u >> 4];
+            *q++ = hex[u & 15];
           } else {
-            *p++ = c;
+            *q++ = c;
           }
+          return q;
       }
-    }
+    });
     *p++ = '"';
     return commit(p);
   }
   // One CSV field (RFC 4180 section 2): quoted only when it must be.
   text_buffer& csv_field(std::string_view s) {
-    char* p = reserve(2 * s.size() + 2);
+    char* p = reserve(csv_field_room(s.size()));
     return commit(put_csv_field(p, s));
   }
   // Text for an HTML element or a double-quoted attribute value.
   text_buffer& html(std::string_view s) {
     char* p = reserve(8 * s.size());  // "&#xFFFD;" is the longest replacement
-    for (char c : s) {
+    p = put_utf8(p, s, [](char* q, char c) {
       switch (c) {
         case '&':
-          p = put(p, "&amp;");
-          break;
+          return put(q, "&amp;");
         case '<':
-          p = put(p, "&lt;");
-          break;
+          return put(q, "&lt;");
         case '>':
-          p = put(p, "&gt;");
-          break;
+          return put(q, "&gt;");
         case '"':
-          p = put(p, "&quot;");
-          break;
+          return put(q, "&quot;");
         case '\'':
-          p = put(p, "&#39;");
-          break;
-        default: {
-          const auto u = static_cast<unsigned char>(c);
-          if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f) {
-            p = put(p, "&#xFFFD;");
-          } else {
-            *p++ = c;
+          return put(q, "&#39;");
+        default:
+          if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+            return put(q, "&#xFFFD;");
           }
-        }
+          *q++ = c;
+          return q;
       }
-    }
+    });
     return commit(p);
   }
   text_buffer& csv_field_after_comma(std::string_view s) {
-    char* p = reserve(2 * s.size() + 3);
+    char* p = reserve(csv_field_room(s.size()) + 1);
     *p++ = ',';
     return commit(put_csv_field(p, s));
   }
@@ -177,18 +168,24 @@ class text_buffer {
     if (v.is_f64()) return put_f64(p, v.as_double());
     return p;
   }
-  // Needs 2 * s.size() + 2 characters of room.
+  // The room put_csv_field needs for `n` bytes: each doubled quote or
+  // U+FFFD for an invalid byte, and the enclosing quotes.
+  static constexpr std::size_t csv_field_room(std::size_t n) noexcept {
+    return utf8_max_growth * n + 2;
+  }
   static char* put_csv_field(char* p, std::string_view s) noexcept {
-    if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+    const bool quote = s.find_first_of(",\"\r\n") != std::string_view::npos;
+    if (!quote && is_valid_utf8(s)) {
       if (!s.empty()) std::memcpy(p, s.data(), s.size());
       return p + s.size();
     }
-    *p++ = '"';
-    for (char c : s) {
-      if (c == '"') *p++ = '"';
-      *p++ = c;
-    }
-    *p++ = '"';
+    if (quote) *p++ = '"';
+    p = put_utf8(p, s, [](char* q, char c) {
+      if (c == '"') *q++ = '"';
+      *q++ = c;
+      return q;
+    });
+    if (quote) *p++ = '"';
     return p;
   }
 
@@ -210,6 +207,28 @@ class text_buffer {
   static char* put(char* p, const char (&lit)[N]) noexcept {
     std::memcpy(p, lit, N - 1);
     return p + (N - 1);
+  }
+  // `s` as valid UTF-8 (utf8.hpp): each ASCII byte through `ascii(p, c)`
+  // (the format's escaping), each well-formed sequence copied, each invalid
+  // one replaced by U+FFFD. The one path every escape takes.
+  template <class Ascii>
+  static char* put_utf8(char* p, std::string_view s, Ascii ascii) noexcept {
+    for (std::size_t i = 0; i < s.size();) {
+      if (static_cast<unsigned char>(s[i]) < 0x80) {
+        p = ascii(p, s[i++]);
+        continue;
+      }
+      const utf8_step st = utf8_next(s, i);
+      if (st.valid) {
+        std::memcpy(p, s.data() + i, st.length);
+        p += st.length;
+      } else {
+        std::memcpy(p, utf8_replacement.data(), utf8_replacement.size());
+        p += utf8_replacement.size();
+      }
+      i += st.length;
+    }
+    return p;
   }
   void write_out() {
     if (used_ != 0) std::fwrite(buf_.data(), 1, used_, f_);

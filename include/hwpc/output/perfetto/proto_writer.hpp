@@ -23,7 +23,12 @@
 #include <string>
 #include <string_view>
 
+#include "hwpc/output/utf8.hpp"
+
 namespace hwpc::output::proto {
+
+using output::is_valid_utf8;
+using output::to_valid_utf8;
 
 enum class wire_type : std::uint8_t { varint = 0, fixed64 = 1, length_delimited = 2 };
 
@@ -75,7 +80,15 @@ class writer {
     raw_varint(s.size());
     buf_.append(s);
   }
-  void string(std::uint32_t field, std::string_view s) { bytes(field, s); }
+  // A `string` field holds UTF-8 (protobuf language guide, scalar types): an
+  // invalid sequence from input becomes U+FFFD (output/utf8.hpp).
+  void string(std::uint32_t field, std::string_view s) {
+    if (is_valid_utf8(s)) {
+      bytes(field, s);
+    } else {
+      bytes(field, to_valid_utf8(s));
+    }
+  }
 
   // Opens a nested message; every field until end() belongs to it.
   nested begin(std::uint32_t field) {
