@@ -102,7 +102,12 @@ const option_case cases[] = {
     {"adreno", "{hex} --format hex", 0, "pkt7"},
     {"adreno", "{rd} --output csv", 0, "samples_passed"},
     {"adreno", "{rd} --summary", 0, "samples_passed"},
+    {"adreno", "{hex} --format hex --gpu a530", 0, "pkt7"},
+    {"adreno", "{rd} --packets --output csv", 0, ""},
     {"adreno", "{rd} --summary --output perfetto", 1, "drop --summary"},
+    // adreno emulate
+    {"adreno emulate", "--gpu a530 --rounds 2 --seed 3 --out {dir}/e.rd --truth {dir}/e.csv", 0,
+     ""},
     {"adreno", "{rd} --queries --summary", 1, "--queries is the listing's"},
     // report
     {"report", "{rec} --out {dir}/r.html --metrics {xml} --set RenderBasic", 0, ""},
@@ -117,7 +122,7 @@ const option_case cases[] = {
      0, ""},
     {"report", "{mali} -o {dir}/m.html --counters-only --core-index dense", 1,
      "give --reader kinstr"},
-    {"report", "{hex} -o {dir}/a.html --format hex", 0, ""},
+    {"report", "{hex} -o {dir}/a.html --format hex --gpu a530", 0, ""},
     {"report", "{hex} -o {dir}/a.html", 1, "--vendor adreno"},
     {"report", "{rd} -o {dir}/a.html --platform hsw", 1, "--platform and --format are required"},
 };
@@ -225,8 +230,8 @@ TEST_F(ToolOptions, HelpSaysWhatIsRequired) {
 
 // Every option `--help` lists has a row that gives it, so a new option comes with its case.
 TEST_F(ToolOptions, EveryOptionHasARow) {
-  for (const char* command :
-       {"formats", "decode", "eval", "emulate", "mali", "mali emulate", "adreno", "report"}) {
+  for (const char* command : {"formats", "decode", "eval", "emulate", "mali", "mali emulate",
+                              "adreno", "adreno emulate", "report"}) {
     const auto options = options_of(command);
     EXPECT_FALSE(options.empty()) << command;
     for (const std::string& option : options) {

@@ -58,9 +58,9 @@ const command_spec report_spec{
     "the embedded default capture); Mali captures those of `hwpc mali`; Adreno captures\n"
     "(.rd, gzip-compressed .rd, hex dword text, raw PM4) those of `hwpc adreno --output`.\n"
     "The vendor is --vendor, else what CAPTURE starts with (an hwpc Mali capture file, an\n"
-    "Intel recording), else Mali when a Mali option is given, else Adreno when --format is\n"
-    "auto, rd, hex or bin, or CAPTURE is gzip or reads as .rd sections and no Intel-only\n"
-    "option is given, else Intel with --platform and --format (without them, an error\n"
+    "Intel recording), else Adreno when --format is auto, rd, hex or bin, else Mali when a\n"
+    "Mali option is given, else Adreno when CAPTURE is gzip or reads as .rd sections and no\n"
+    "Intel-only option is given, else Intel with --platform and --format (without them, an error\n"
     "that lists the choices).\n"
     "-o - writes the page to standard output. Exit statuses are those of decode, mali and\n"
     "adreno: 1 for usage errors, 2 for bad input (no file is left then).",
@@ -160,11 +160,11 @@ int cmd_report(const std::vector<std::string>& args) {
     }
   } else if (from_file == vendor::mali || from_file == vendor::intel) {
     v = from_file;  // a magic number: options that contradict it are refused below
-  } else if (mali_option) {
-    v = vendor::mali;
   } else if (const auto f = parsed->get("format");
              f && (*f == "auto" || *f == "rd" || *f == "hex" || *f == "bin")) {
-    v = vendor::adreno;  // no Intel report format has these names
+    v = vendor::adreno;  // no Intel report format has these names, and Mali takes no --format
+  } else if (mali_option) {
+    v = vendor::mali;
   }
   if (!parsed->has("vendor") && v == vendor::intel && !intel_only_option &&
       from_file == vendor::adreno) {
