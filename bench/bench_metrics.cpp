@@ -154,13 +154,10 @@ inline std::uint64_t udiv(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 
 inline double fmax_(double x, double y) { return x != x ? y : (y != y ? x : (x < y ? y : x)); }
 inline std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
 inline double dbl(std::uint64_t u) { return static_cast<double>(u); }
-// FADD of counters converts each to double; a double meeting UDIV is
-// truncated to u64, saturating (value.hpp).
-inline std::uint64_t to_u64(double d) {
-  if (!(d > -1.0)) return 0;
-  if (d >= 18446744073709551616.0) return ~std::uint64_t{0};
-  return static_cast<std::uint64_t>(d);
-}
+// FADD of counters converts each to double. A percentage of the EU-clocks
+// ("X $EuCoresTotalCount UDIV 100 UMUL $GpuCoreClocks FDIV") is computed with
+// metrics-discovery's arithmetic, the default: X * 100 / (EUs * clocks), no
+// truncation (docs/expressions.md).
 
 void skl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std::uint64_t*>& out) {
   const hm::bound_set& b = *rb.set;
@@ -238,7 +235,7 @@ void skl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std
     const std::uint64_t* x = a[eu_a[e]];
     std::uint64_t* y = eu_o[e];
     for (std::size_t r = 0; r < rows; ++r) {
-      y[r] = bits(fdiv(static_cast<double>(x[r] / eus * 100), static_cast<double>(gpu_clock[r])));
+      y[r] = bits(fdiv(dbl(x[r]) * 100.0, dbl(eus) * dbl(gpu_clock[r])));
     }
   }
   for (std::size_t r = 0; r < rows; ++r) {
@@ -327,7 +324,8 @@ void hsw_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std
     avg_o[r] = udiv(clk[r] * 1'000'000'000ull, gpu_time_o[r]);
   }
   auto pct_of_eus = [&](const std::uint64_t* x, std::uint64_t* y) {
-    for (std::size_t r = 0; r < rows; ++r) y[r] = bits(fdiv(dbl(x[r] / eus * 100), dbl(clk[r])));
+    for (std::size_t r = 0; r < rows; ++r)
+      y[r] = bits(fdiv(dbl(x[r]) * 100.0, dbl(eus) * dbl(clk[r])));
   };
   auto pct = [&](const std::uint64_t* x, std::uint64_t* y) {
     for (std::size_t r = 0; r < rows; ++r) y[r] = bits(fdiv(dbl(x[r] * 100), dbl(clk[r])));
@@ -460,9 +458,10 @@ void tgl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std
     const double act = dbl(a[7][r]) + dbl(a[8][r]) + dbl(a[9][r]) + dbl(a[10][r]);
     const double stall = dbl(a[11][r]) + dbl(a[12][r]) + dbl(a[13][r]) + dbl(a[14][r]);
     const double thr = dbl(a[15][r]) + dbl(a[16][r]) + dbl(a[17][r]) + dbl(a[18][r]);
-    eua[r] = bits(fdiv(dbl(to_u64(act) / eus * 100), k));
-    eus_o[r] = bits(fdiv(dbl(to_u64(stall) / eus * 100), k));
-    occ[r] = bits(fdiv(dbl(to_u64(8.0 * thr / 7.0) / eus * 100), k));
+    const double eu_clocks = dbl(eus) * k;
+    eua[r] = bits(fdiv(act * 100.0, eu_clocks));
+    eus_o[r] = bits(fdiv(stall * 100.0, eu_clocks));
+    occ[r] = bits(fdiv(8.0 * thr / 7.0 * 100.0, eu_clocks));
     s0[r] = ss[r] = bits(fdiv(dbl(b0[r] * 100), k));
     s0b[r] = sb[r] = bits(fdiv(dbl(b1[r] * 100), k));
   }
@@ -575,16 +574,15 @@ void lnl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std
     if (k.per == 1) {
       for (std::size_t r = 0; r < rows; ++r) y[r] = bits(fdiv(dbl(x[r] * 100), dbl(clk[r])));
     } else {
-      const std::uint64_t per = k.per;
-      for (std::size_t r = 0; r < rows; ++r) {
-        y[r] = bits(fdiv(dbl(x[r] / per * 100), dbl(clk[r])));
-      }
+      const double per = dbl(k.per);
+      for (std::size_t r = 0; r < rows; ++r)
+        y[r] = bits(fdiv(dbl(x[r]) * 100.0, per * dbl(clk[r])));
     }
   }
   const std::uint64_t* occ_in = pec(14);
   std::uint64_t* occ = in.o("XVE_THREADS_OCCUPANCY_ALL");
   for (std::size_t r = 0; r < rows; ++r) {
-    occ[r] = bits(fdiv(dbl(occ_in[r] * 8 / (8 * xves) * 100), dbl(clk[r])));
+    occ[r] = bits(fdiv(dbl(occ_in[r]) * 800.0, dbl(8 * xves) * dbl(clk[r])));
   }
   const std::uint64_t *rd_in = pec(57), *wr_in = pec(58);
   std::uint64_t *rd = in.o("GPU_MEMORY_BYTE_READ"), *wr = in.o("GPU_MEMORY_BYTE_WRITE"),

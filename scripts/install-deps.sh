@@ -8,6 +8,12 @@ pkgs=(g++ cmake ninja-build meson pkg-config libgtest-dev libbenchmark-dev libpu
 pkgs+=(chromium)
 # clang and its compiler-rt (libFuzzer, sanitizers): scripts/fuzz.sh.
 pkgs+=(clang libclang-rt-14-dev)
+# The Python package (python/, docs/python.md), for Debian's /usr/bin/python3:
+# pybind11 and the interpreter's headers to build it (CMake or
+# `pip install --no-build-isolation ./python`, offline), NumPy and pandas for
+# its columns, Dask and distributed for fleets, pytest for its tests.
+pkgs+=(python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-dask
+  python3-distributed python3-pytest python3-setuptools python3-pip)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -134,34 +134,55 @@ TEST(AdrenoEmulate, A6xxA7xxEventsMatchTheTruth) {
       EXPECT_EQ(s.issues, 0u);
       EXPECT_EQ(s.grouped, 1u);  // the group's one packet, walked once
       EXPECT_EQ(s.lines, e.truth);
-      EXPECT_EQ(e.truth.size(), 1 + 8u * rounds);
+      EXPECT_EQ(e.truth.size(), 1 + 13u * rounds);
 
       // The rows: each with its reason and one value in its column, every other cell empty.
       const std::span<const std::byte> bytes(e.file);
       auto cols = sampled_counters(input_kind::rd, bytes);
       ASSERT_TRUE(cols.has_value());
       const hwpc::row_schema schema = schema_of(*cols);
-      std::vector<std::pair<std::string, std::vector<hwpc::cell>>> got;
+      struct got_row {
+        std::string reason;
+        std::vector<hwpc::cell> cells;
+        std::uint64_t begin, end;
+      };
+      std::vector<got_row> got;
       auto done = for_each_row(
           input_kind::rd, bytes, schema,
           [&](const hwpc::row& row) {
-            got.emplace_back(std::string(row.reason),
-                             std::vector<hwpc::cell>(row.metrics.begin(), row.metrics.end()));
+            got.push_back({std::string(row.reason),
+                           std::vector<hwpc::cell>(row.metrics.begin(), row.metrics.end()),
+                           row.begin, row.end});
           },
           [](const hwpc::error& err, bool note) {
             if (!note) ADD_FAILURE() << err.describe();
           });
       ASSERT_TRUE(done.has_value());
       ASSERT_EQ(got.size(), e.rows.size());
+      std::size_t filled = 0;
       for (std::size_t k = 0; k < got.size(); ++k) {
-        EXPECT_EQ(got[k].first, e.rows[k].reason) << k;
+        EXPECT_EQ(got[k].reason, e.rows[k].reason) << k;
+        EXPECT_EQ(got[k].begin, e.rows[k].begin) << k;
+        EXPECT_EQ(got[k].end, e.rows[k].end) << k;
         for (std::size_t j = 0; j < schema.metrics.size(); ++j) {
-          const bool mine = schema.metrics[j].name == e.rows[k].column;
-          EXPECT_EQ(got[k].second[j], mine ? hwpc::cell::u(e.rows[k].value) : hwpc::cell::none())
-              << k << " " << schema.metrics[j].name;
+          hwpc::cell want = hwpc::cell::none();
+          for (const auto& [column, v] : e.rows[k].values) {
+            if (column == schema.metrics[j].name) want = hwpc::cell::u(v);
+          }
+          filled += want.is_none() ? 0 : 1;
+          EXPECT_EQ(got[k].cells[j], want) << k << " " << schema.metrics[j].name;
         }
       }
-      EXPECT_EQ(done->acc.reports, e.rows.size() + rounds);  // + each occlusion's begin
+      // Every value of the truth has its column.
+      std::size_t values = 0;
+      for (const emulated6_row& t : e.rows) values += t.values.size();
+      EXPECT_EQ(filled, values);
+      // Each round: 9 rows; reports also count the begins of the occlusion, pipeline-statistics
+      // and stream-out queries, which start stretches.
+      EXPECT_EQ(e.rows.size(), 9u * rounds);
+      EXPECT_EQ(done->acc.reports, e.rows.size() + 3 * rounds);
+      EXPECT_EQ(done->acc.stretch_starts, 3u * rounds);
+      EXPECT_TRUE(done->acc.balanced());
     }
   }
 }
@@ -181,6 +202,13 @@ TEST(AdrenoEmulate, ToolQueriesPrintTheTruth) {
     auto q = run_tool("adreno --queries " + rd, true);
     EXPECT_EQ(q.status, 0) << q.out;
     EXPECT_EQ(q.out, ts.str()) << gpu;
+    // Every output kind takes the A6xx/A7xx columns (the Perfetto tracks of the pipeline
+    // statistics and stream-out columns have no counter group).
+    for (const char* kind : {"csv", "json", "perfetto", "chrome-json", "html"}) {
+      auto o = run_tool("adreno --output " + std::string(kind) + " " + rd);
+      EXPECT_EQ(o.status, 0) << gpu << " " << kind;
+      EXPECT_FALSE(o.out.empty()) << gpu << " " << kind;
+    }
     auto l = run_tool("adreno " + rd, true);
     EXPECT_NE(l.out.find(std::string(gpu) == "a630" ? "GPU A630 (A6XX)" : "GPU A750 (A7XX)"),
               std::string::npos)

@@ -114,22 +114,31 @@ TEST(Context, RingBufferModeMasksTheLowBits) {
   EXPECT_EQ(matched, 1u);
 }
 
-TEST(Context, NoIntervalSpansALossSoNoContextIsCharged) {
+// An interval across a loss is charged to the earlier report's context, as
+// any interval; one the bound cannot clear is charged to nobody.
+TEST(Context, AnIntervalAcrossALossIsChargedToTheEarlierContext) {
   const report_format& f = *find_format(platform::skl, "A12");
-  bytes s;
-  captest::append(s, captest::sample(f, {timer | 1u << 16, 100, 0x10, 0}));
-  captest::append(s, captest::lost(record_type::oa_buffer_lost));
-  captest::append(s, captest::sample(f, {timer | 1u << 16, 900, 0x20, 1000}));
-  captest::append(s, captest::sample(f, {timer | 1u << 16, 1000, 0x20, 1005}));
-  auto st = i915_stream::make(captest::span(s), f);
-  ASSERT_TRUE(st);
-  context_accumulator acc(f, context_filter::from_reports());
-  for_each_delta(
-      *st, generation::gen9, [&](const capture_interval& iv) { acc.add(iv); },
-      [](const capture_discontinuity&) {});
-  EXPECT_EQ(acc.find(0x10), nullptr);
-  ASSERT_NE(acc.find(0x20), nullptr);
-  EXPECT_EQ(acc.find(0x20)->totals[0], 5u);
+  for (const std::uint32_t after : {900u, 100'000u}) {  // 800 ticks clear; 99 900 do not
+    bytes s;
+    captest::append(s, captest::sample(f, {timer | 1u << 16, 100, 0x10, 0}));
+    captest::append(s, captest::lost(record_type::oa_buffer_lost));
+    captest::append(s, captest::sample(f, {timer | 1u << 16, after, 0x20, 1000}));
+    captest::append(s, captest::sample(f, {timer | 1u << 16, after + 100, 0x20, 1005}));
+    auto st = i915_stream::make(captest::span(s), f);
+    ASSERT_TRUE(st);
+    context_accumulator acc(f, context_filter::from_reports());
+    for_each_delta(
+        *st, generation::gen9, [&](const capture_interval& iv) { acc.add(iv); },
+        [](const capture_discontinuity&) {});
+    if (after == 900u) {
+      ASSERT_NE(acc.find(0x10), nullptr);
+      EXPECT_EQ(acc.find(0x10)->totals[0], 1000u);
+    } else {
+      EXPECT_EQ(acc.find(0x10), nullptr);
+    }
+    ASSERT_NE(acc.find(0x20), nullptr);
+    EXPECT_EQ(acc.find(0x20)->totals[0], 5u);
+  }
 }
 
 TEST(Context, Gen7SpecificContextMode) {

@@ -200,8 +200,11 @@ TEST(TimeCorrelation, InterpolatesExtrapolatesAndDropsDuplicates) {
   const cpu_time after = tc.to_cpu(21'000);
   EXPECT_EQ(after.quality, time_quality::extrapolated);
   EXPECT_EQ(after.ns, 2'000'000 + 80'000);
-  // Far before CLOCK_MONOTONIC 0: negative, not wrapped.
-  EXPECT_LT(tc.to_cpu(0).ns, 1'000'000);
+  // 10 000 ticks before the first point is 800 us before CLOCK_MONOTONIC 1 ms;
+  // 12 501 ticks would be before 0, which no CLOCK_MONOTONIC time is.
+  EXPECT_EQ(tc.to_cpu(0).ns, 200'000);
+  EXPECT_EQ(tc.to_cpu(10'000 - 12'500).ns, 0);
+  EXPECT_EQ(tc.to_cpu(10'000 - 12'501).quality, time_quality::none);
   // One point: exact on it, extrapolated elsewhere.
   time_correlation one({{500, 100, 0}}, 12'500'000);
   EXPECT_EQ(one.to_cpu(100).quality, time_quality::interpolated);
@@ -269,6 +272,40 @@ TEST(Recording, ReportsBeforeTheFirstCorrelationAreExtrapolated) {
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t[0].quality, time_quality::extrapolated);
   EXPECT_EQ(t[0].ns, 1'000'000 - 800 * 80);
+}
+
+// A recording's interval across a loss: kept when the correlation-placed
+// elapsed ticks clear the bound (1000 ticks), dropped when they do not
+// (0x3'00000000 ticks, three TIME_STAMP wraps: the counters may have wrapped
+// many times), whatever the 32-bit fields say.
+TEST(Recording, IntervalsAcrossALossFollowTheBound) {
+  bytes b = header();
+  captest::append(b, captest::correlation_record(1'000'000'000, 1000));
+  captest::append(b, captest::sample(a45(), {1, 1000, 0, 5}));
+  captest::append(b, captest::sample(a45(), {2, 2000, 0, 7}));
+  captest::append(b, captest::lost(record_type::oa_buffer_lost));
+  captest::append(b, captest::sample(a45(), {3, 3000, 0, 19}));
+  captest::append(b, captest::lost(record_type::oa_report_lost));
+  const std::uint64_t far = 3000 + 0x3'00000000ull;
+  captest::append(b, captest::correlation_record(1'000'000'000 + far * 80, far));
+  captest::append(b, captest::sample(a45(), {4, static_cast<std::uint32_t>(far + 500), 0, 20}));
+  auto r = recording::make(captest::span(b));
+  ASSERT_TRUE(r) << r.error_value().describe();
+  std::vector<std::uint64_t> ends, a0;
+  std::vector<bool> across;
+  const auto st = for_each_delta(
+      *r, generation::gen7_5,
+      [&](const capture_interval& iv) {
+        ends.push_back(iv.timestamp);
+        a0.push_back(iv.deltas[0]);
+        across.push_back(iv.across_loss);
+      },
+      [](const capture_discontinuity&) {});
+  EXPECT_EQ(ends, (std::vector<std::uint64_t>{2000, 3000}));
+  EXPECT_EQ(a0, (std::vector<std::uint64_t>{2, 12}));
+  EXPECT_EQ(across, (std::vector<bool>{false, true}));
+  EXPECT_EQ(st.across_loss, 1u);
+  EXPECT_EQ(st.unbridged, 1u);  // report 4, 0x3'00000000 ticks after report 3
 }
 
 }  // namespace

@@ -270,6 +270,49 @@ TEST(Ring, SuccessiveReadsContinueTheDeltas) {
   EXPECT_EQ(intervals, 3u);
 }
 
+// The OA ring's status says reports were lost between two reads: the
+// tracker pairs the first report of the second read with the last of the
+// first when the bound clears (2000 ticks here), and not when it cannot
+// (10^6 ticks: SKL's 32-bit A counters could have wrapped twice).
+TEST(Ring, AReportLostBetweenReadsIsBridgedWhereExact) {
+  const report_format& f = *find_format(platform::skl, "A32u40_A4u32_B8_C8");
+  for (const std::uint32_t late : {4000u, 1'002'000u}) {
+    bytes ring(ring_size);
+    std::size_t tail = fill(ring, f, 0, 2);  // TIME_STAMP 1000, 2000
+    const std::uint64_t base = 0xfe000000;
+    delta_tracker t(f, generation::gen9);
+    std::vector<std::uint64_t> elapsed;
+    std::vector<bool> across;
+    auto pass = [&](std::size_t h, std::size_t tl, std::uint32_t status) {
+      auto r =
+          oa_ring::make(captest::span(ring), f,
+                        oa_ring_registers::gen8(base, static_cast<std::uint32_t>(base + h),
+                                                static_cast<std::uint32_t>(base + tl), status));
+      ASSERT_TRUE(r);
+      for (const auto& e : *r) {
+        if (t.feed(e) == delta_step::interval) {
+          elapsed.push_back(t.interval().elapsed_ticks);
+          across.push_back(t.interval().across_loss);
+        }
+      }
+    };
+    pass(0, tail, 0);
+    const std::size_t head = tail;
+    write_wrapped(ring, head, captest::make_report(f, {3, late, 0, 300}));
+    write_wrapped(ring, head + f.size, captest::make_report(f, {4, late + 1000, 0, 400}));
+    tail = head + 2 * f.size;
+    pass(head, tail, oastatus::report_lost);
+    if (late == 4000u) {
+      EXPECT_EQ(elapsed, (std::vector<std::uint64_t>{1000, 2000, 1000}));
+      EXPECT_EQ(across, (std::vector<bool>{false, true, false}));
+      EXPECT_EQ(t.stats().across_loss, 1u);
+    } else {
+      EXPECT_EQ(elapsed, (std::vector<std::uint64_t>{1000, 1000}));
+      EXPECT_EQ(t.stats().unbridged, 1u);
+    }
+  }
+}
+
 TEST(RingErrors, InconsistentPointersNameTheOffset) {
   const report_format& f = hsw("A29");
   bytes ring(ring_size);

@@ -1,5 +1,6 @@
 // i915 perf read() stream: records, zero copy, every malformed-record error;
-// the delta layer over raw buffers and streams never crosses a discontinuity.
+// the delta layer over raw buffers and streams crosses a loss only where the
+// deltas are exact (loss_bound.hpp).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -7,6 +8,8 @@
 #include "capture_test_util.hpp"
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/i915_stream.hpp"
+#include "hwpc/intel/loss_bound.hpp"
+#include "hwpc/intel/rows.hpp"
 
 namespace {
 
@@ -52,28 +55,72 @@ TEST(Stream, YieldsSamplesAndLossesInOrderWithoutCopying) {
   EXPECT_EQ(offsets, (std::vector<std::size_t>{0, 264, 528, 536, 800, 808, 1072}));
 }
 
-TEST(Stream, DeltasNeverCrossADiscontinuity) {
+// Counters are free-running: the report after a loss pairs with the last one
+// before it when no counter can have wrapped more than once in between
+// (loss_bound.hpp). Here 1000 ticks: HSW's 32-bit A counters clear the bound
+// (at most 256 clocks x 10 x 40 EUs = 102 400 a tick: 41 943 ticks).
+TEST(Stream, IntervalsAcrossALossAreKeptWhereExact) {
   const auto s = three_samples_and_losses(a45());
   auto st = i915_stream::make(captest::span(s), a45());
   ASSERT_TRUE(st);
   std::vector<std::size_t> interval_at, gap_at, stretch;
+  std::vector<std::uint64_t> a0;
+  std::vector<bool> across;
   const auto stats = for_each_delta(
       *st, generation::gen7_5,
       [&](const capture_interval& iv) {
         interval_at.push_back(iv.offset);
         stretch.push_back(iv.stretch);
         EXPECT_EQ(iv.elapsed_ticks, 1000u);
-        EXPECT_EQ(iv.deltas[0], iv.offset == 264 ? 10u : 1u);  // A0: 10->20, 90->91
+        a0.push_back(iv.deltas[0]);
+        across.push_back(iv.across_loss);
       },
       [&](const capture_discontinuity& d) { gap_at.push_back(d.offset); });
-  // 1->2 is an interval; 3 stands alone between the two losses; 4->5 is an interval.
-  EXPECT_EQ(interval_at, (std::vector<std::size_t>{264, 1072}));
-  EXPECT_EQ(stretch, (std::vector<std::size_t>{0, 2}));
+  // 1->2; 2->3 across the report loss; 3->4 across the buffer loss; 4->5.
+  EXPECT_EQ(interval_at, (std::vector<std::size_t>{264, 536, 808, 1072}));
+  EXPECT_EQ(a0, (std::vector<std::uint64_t>{10, 30, 40, 1}));
+  EXPECT_EQ(across, (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(stretch, (std::vector<std::size_t>{0, 1, 2, 2}));
   EXPECT_EQ(gap_at, (std::vector<std::size_t>{528, 800}));
   EXPECT_EQ(stats.reports, 5u);
-  EXPECT_EQ(stats.intervals, 2u);
+  EXPECT_EQ(stats.intervals, 4u);
+  EXPECT_EQ(stats.across_loss, 2u);
   EXPECT_EQ(stats.discontinuities, 2u);
-  EXPECT_EQ(stats.stretches, 3u);
+  EXPECT_EQ(stats.stretches, 1u);
+  EXPECT_EQ(stats.unbridged, 0u);
+}
+
+// A loss longer than the bound allows: the interval is dropped and counted.
+// 41 943 ticks is the last HSW A45 clears; 41 944 x 102 400 >= 2^32.
+TEST(Stream, IntervalsAcrossALossTooLongAreDropped) {
+  for (const std::uint32_t elapsed : {41'943u, 41'944u}) {
+    bytes s;
+    captest::append(s, captest::sample(a45(), {1, 1000, 0, 10}));
+    captest::append(s, captest::lost(record_type::oa_report_lost));
+    captest::append(s, captest::sample(a45(), {2, 1000 + elapsed, 0, 20}));
+    auto st = i915_stream::make(captest::span(s), a45());
+    ASSERT_TRUE(st);
+    std::size_t n = 0;
+    const auto stats = for_each_delta(
+        *st, generation::gen7_5, [&](const capture_interval&) { ++n; },
+        [](const capture_discontinuity&) {});
+    const bool kept = elapsed == 41'943u;
+    EXPECT_EQ(n, kept ? 1u : 0u) << elapsed;
+    EXPECT_EQ(stats.across_loss, kept ? 1u : 0u);
+    EXPECT_EQ(stats.unbridged, kept ? 0u : 1u);
+    EXPECT_EQ(stats.stretches, kept ? 1u : 2u);
+    // Through the row contract: one bucket per report.
+    const hwpc::accounting acc = for_each_row(*st, generation::gen7_5, {}, [](hwpc::row&) {});
+    EXPECT_TRUE(acc.balanced());
+    EXPECT_EQ(acc.across_loss, kept ? 1u : 0u);
+    EXPECT_EQ(acc.unbridged, kept ? 0u : 1u);
+    EXPECT_EQ(acc.stretch_starts, 1u);
+  }
+  static_assert(count_exact_over(41'943, 32, 102'400));
+  static_assert(!count_exact_over(41'944, 32, 102'400));
+  static_assert(count_exact_over(~std::uint64_t{0} / 7, 64, 7));
+  static_assert(!count_exact_over(~std::uint64_t{0} / 7 + 1, 64, 7));
+  static_assert(highest_rate_per_tick(field_kind::a, generation::gen7_5) == 102'400);
 }
 
 TEST(Stream, DeltaRangeYieldsIntervalsAndDiscontinuities) {
@@ -87,9 +134,11 @@ TEST(Stream, DeltaRangeYieldsIntervalsAndDiscontinuities) {
     seq += d.kind == delta_step::interval ? 'I' : 'D';
     if (d.kind == delta_step::interval) later.push_back(d.interval->later.rpt_id());
   }
-  EXPECT_EQ(seq, "IDDI");
-  EXPECT_EQ(later, (std::vector<std::uint32_t>{2, 5}));
-  EXPECT_EQ(range.stats().intervals, 2u);
+  // Both losses are 1000 ticks: each report after one still pairs (across-loss).
+  EXPECT_EQ(seq, "IDIDII");
+  EXPECT_EQ(later, (std::vector<std::uint32_t>{2, 3, 4, 5}));
+  EXPECT_EQ(range.stats().intervals, 4u);
+  EXPECT_EQ(range.stats().across_loss, 2u);
 }
 
 TEST(Stream, UnknownRecordTypesAreSkippedBySize) {
@@ -178,7 +227,11 @@ TEST(RawCapture, SkipsZeroRptIdAndHonoursCallerGaps) {
   // 0->1, 1->3 (2 skipped), then the gap, 4->5.
   EXPECT_EQ(elapsed, (std::vector<std::uint64_t>{100, 200, 100}));
   EXPECT_EQ(t.stats().skipped_zero, 1u);
+  // A caller's gap is never bridged, and the report after it is a stretch
+  // start, not an interval the loss bound dropped.
   EXPECT_EQ(t.stats().stretches, 2u);
+  EXPECT_EQ(t.stats().across_loss, 0u);
+  EXPECT_EQ(t.stats().unbridged, 0u);
 }
 
 TEST(RawCapture, TimestampsExtendAcrossThe32BitWrap) {

@@ -11,6 +11,10 @@
 #include "capture_test_util.hpp"
 #include "tool_runner.hpp"
 
+#ifndef HWPC_SHARED_DIR
+#define HWPC_SHARED_DIR "../shared"
+#endif
+
 namespace {
 
 using namespace hwpc::intel;
@@ -53,7 +57,7 @@ bytes skl_stream() {
   return s;
 }
 
-TEST_F(CaptureTool, StreamCsvHasLostRowsAndNoDeltaAcrossThem) {
+TEST_F(CaptureTool, StreamCsvHasLostRowsAndExactIntervalsAcrossThem) {
   const auto file = write("s.bin", skl_stream());
   auto r = run("decode --platform skl --format A12 --input-kind i915-stream " + file, true);
   ASSERT_EQ(r.status, 0) << r.out;
@@ -67,11 +71,16 @@ TEST_F(CaptureTool, StreamCsvHasLostRowsAndNoDeltaAcrossThem) {
       << r.out;
   // A loss: the reports before it, and its own record's offset.
   EXPECT_NE(r.out.find("\n2,144,,,,,,,,,,,,,,,report-lost,,1\n"), std::string::npos) << r.out;
-  // Report 2 starts afresh; 2->3 and 3->4 are intervals (4 ran after 0x20's report).
+  // 1->2 spans the loss: 200 ticks, so every counter's delta is exact (a
+  // free-running counter), marked across-loss, in the earlier report's context.
+  EXPECT_NE(r.out.find("\n2,152,400,15,15,15,15,15,15,15,15,15,15,15,15,15,across-loss,16,0\n"),
+            std::string::npos)
+      << r.out;
+  // 2->3 and 3->4 are intervals (4 ran after 0x20's report).
   EXPECT_NE(r.out.find("\n3,224,500,7,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n4,296,600,3,3,3,3,3,3,3,3,3,3,3,3,3,timer,32,0\n"), std::string::npos)
       << r.out;
-  EXPECT_EQ(count(r.out, "\n"), 1u + 1 + 1 + 2);
+  EXPECT_EQ(count(r.out, "\n"), 1u + 1 + 1 + 1 + 2);
 }
 
 TEST_F(CaptureTool, ContextFilterKeepsTheEarlierReportsContext) {
@@ -86,7 +95,7 @@ TEST_F(CaptureTool, ContextFilterKeepsTheEarlierReportsContext) {
                      file + " --output json",
                  true);
   ASSERT_EQ(c10.status, 0) << c10.out;
-  EXPECT_EQ(count(c10.out, "\"timestamp\""), 1u) << c10.out;
+  EXPECT_EQ(count(c10.out, "\"timestamp\""), 2u) << c10.out;  // 0->1 and 1->2 across the loss
   EXPECT_EQ(count(c10.out, "\"lost\": true"), 1u) << c10.out;
   // Gen7 reports carry no context id.
   EXPECT_EQ(run("decode --platform hsw --format A13 --context 1 " + file).status, 1);
@@ -120,7 +129,9 @@ TEST_F(CaptureTool, RecordingsAreRecognisedAndGiveTheirOwnFormat) {
   EXPECT_NE(r.out.find(",buffer-lost,,1\n"), std::string::npos) << r.out;
   auto s = run("decode --input-kind recording --summary " + file, true);
   ASSERT_EQ(s.status, 0) << s.out;
-  EXPECT_NE(s.out.find("\n2,24000,19,"), std::string::npos) << s.out;
+  // Three intervals: 13000 -> 25000 spans the buffer loss (12 000 ticks: SKL's
+  // 32-bit A counters clear the bound, loss_bound.hpp).
+  EXPECT_NE(s.out.find("\n3,36000,110,"), std::string::npos) << s.out;
   EXPECT_NE(s.out.find(",4,0,1\n"), std::string::npos) << s.out;  // reports, skipped, lost
   // A format that contradicts DEVICE_INFO is a usage error.
   EXPECT_EQ(run("decode --platform skl --format C4_B8 " + file).status, 1);
@@ -149,6 +160,44 @@ TEST_F(CaptureTool, ChromeJsonUsesCpuTimeFromTheRecording) {
   ASSERT_EQ(p.status, 0) << p.out;
   EXPECT_NE(p.out.find("\"ts\": 1000000.000, \"args\": {\"value\": 1}"), std::string::npos)
       << p.out;
+}
+
+// A report whose CPU time the correlation points can only put before
+// CLOCK_MONOTONIC 0 is refused with its record's offset, before any output:
+// a trace never carries a negative or saturated time.
+TEST_F(CaptureTool, TraceRefusesCpuTimesTheCorrelationCannotSupport) {
+  bytes b = captest::version_record();
+  captest::device_spec d;
+  d.device_id = 0x1912;  // SKL GT2, 12 MHz: 83.3 ns a tick
+  d.oa_format = 8;       // A12
+  d.freq = 12'000'000;
+  captest::append(b, captest::device_info_record(d));
+  captest::append(b, captest::correlation_record(1'000, 100'000));  // 1 us at tick 100000
+  const std::size_t second = b.size() + 72;                         // the second SAMPLE
+  captest::append(b, captest::sample(skl_a12(), {valid, 99'000, 0x10, 0}));
+  captest::append(b, captest::sample(skl_a12(), {valid, 99'500, 0x10, 3}));
+  captest::append(b, captest::sample(skl_a12(), {valid, 100'000, 0x10, 5}));
+  const auto file = write("early.rec", b);
+  // The first interval, 99 000 to 99 500 (ending at the second SAMPLE),
+  // starts 1000 ticks (83 us) before the point at 1 us: before 0.
+  for (const char* out : {"chrome-json", "perfetto"}) {
+    auto r = run(std::string("decode --output ") + out + " " + file);
+    EXPECT_EQ(r.status, 2) << out << ": " << r.out;
+    EXPECT_NE(r.out.find("byte offset " + std::to_string(second)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("before 0 ns"), std::string::npos) << r.out;
+  }
+  // CSV carries GPU ticks only: nothing to refuse.
+  EXPECT_EQ(run("decode " + file, true).status, 0);
+  // The shared hostile recording: points near CPU time 0, reports about 2^62
+  // ticks from them (MTL OAM: a 64-bit TIME_STAMP).
+  const std::filesystem::path hostile = std::filesystem::path(HWPC_SHARED_DIR) / "data" /
+                                        "hostile" / "recording-cpu-time-near-int64-min.rec";
+  if (!std::filesystem::exists(hostile)) GTEST_SKIP() << "../shared is absent: " << hostile;
+  auto h = run("decode --output chrome-json " + hostile.string());
+  EXPECT_EQ(h.status, 2) << h.out.substr(0, 400);
+  EXPECT_EQ(h.out.find("\"ts\": -"), std::string::npos);
+  EXPECT_NE(h.out.find("which no CLOCK_MONOTONIC reading is"), std::string::npos)
+      << h.out.substr(0, 400);
 }
 
 TEST_F(CaptureTool, BadStreamsAndRecordingsExitTwoWithTheOffset) {

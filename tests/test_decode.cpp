@@ -102,9 +102,11 @@ TEST(Delta, SixtyFourBitTimestampOnOamReports) {
   put(c.report(1), *c.f->find("MPEC3"), 9);
   auto buf = report_buffer::make(c.bytes, *c.f);
   int rows = 0;
+  // MTL's OAM field holds the ticks doubled (docs/formats.md): 0x500 field
+  // steps are 0x280 ticks.
   for_each_interval(*buf, generation::gen12_7, [&](const interval& iv) {
-    EXPECT_EQ(iv.timestamp, 0x1'0000'0500ull);
-    EXPECT_EQ(iv.elapsed_ticks, 0x500u);
+    EXPECT_EQ(iv.timestamp, 0x8000'0280ull);
+    EXPECT_EQ(iv.elapsed_ticks, 0x280u);
     EXPECT_EQ(iv.deltas[counter_list(*c.f).index_of("MPEC3")], 2u);
     ++rows;
   });

@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "hwpc/emu.hpp"
+#include "hwpc/emu/default_capture.hpp"
+#include "hwpc/emu/set_model.hpp"
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/recording.hpp"
@@ -58,22 +60,6 @@ std::string format_for(intel::platform p) {
   if (intel::is_gen7_family(g)) return "A45_B8_C8";
   if (p == intel::platform::dg2 || p == intel::platform::mtl) return "A24u40_A14u32_B8_C8";
   return "A36_B8_C8";
-}
-
-// The counter a set reads as GpuCoreClocks when it is a B or C counter
-// ("C 2 READ" on HSW RenderBasic): the set's NOA programming routes the GT
-// clock there, and the emulated capture must do the same.
-std::optional<std::pair<emu::bank, std::uint8_t>> clock_counter(const metrics::metric_set& s) {
-  for (const auto& m : s.metrics) {
-    if (m.symbol_name != "GpuCoreClocks") continue;
-    const std::string& e = m.equation;
-    if (e.size() >= 8 && (e[0] == 'B' || e[0] == 'C') && e[1] == ' ' &&
-        e.substr(e.size() - 5) == " READ") {
-      const int idx = std::stoi(e.substr(2));
-      return std::pair{e[0] == 'B' ? emu::bank::b : emu::bank::c, static_cast<std::uint8_t>(idx)};
-    }
-  }
-  return std::nullopt;
 }
 
 struct bound_result {
@@ -131,7 +117,7 @@ std::optional<std::string> run_set(const metrics::metric_set& set, intel::platfo
   cfg.reports = kind.reports;
   cfg.seed = seed;
   cfg.faults = emu::parse_faults(kind.faults).value();
-  if (const auto c = clock_counter(set)) cfg.clock_signals = std::vector{*c};
+  emu::shape_for_set(cfg, set);  // the set's own clock signal (HSW MemoryReads: C7)
   auto cap = emu::emulate(cfg);
   EXPECT_TRUE(cap.has_value());
   if (!cap) return "emulate failed";
@@ -293,6 +279,121 @@ TEST(EmuBounds, EveryMetricOfEveryFileWithinItsMax) {
     EXPECT_TRUE(exceeded.contains(k)) << k << " is documented as exceeding its max but did not";
   }
   EXPECT_GT(checked, 3000u);
+}
+// Every metric of `set` on every interval of a recording of `cfg`'s capture:
+// the values by metric, in set order (metrics unavailable on the device left
+// out).
+std::map<std::string, std::vector<double>> values_by_metric(const metrics::metric_set& set,
+                                                            const emu::config& cfg) {
+  std::map<std::string, std::vector<double>> out;
+  auto cap = emu::emulate(cfg);
+  EXPECT_TRUE(cap.has_value());
+  if (!cap) return out;
+  const auto bytes = emu::recording(*cap);
+  EXPECT_TRUE(bytes.has_value());
+  if (!bytes) return out;
+  intel::recording_options ro;
+  ro.fallback_platform = cfg.platform;
+  auto rec = intel::recording::make(hwpc::byte_span(bytes->data(), bytes->size()), ro);
+  EXPECT_TRUE(rec.has_value());
+  if (!rec) return out;
+  const metrics::device_values dev = metrics::to_device_values(metrics::device_of(*rec));
+  auto compiled = metrics::compile(set);
+  EXPECT_TRUE(compiled.has_value());
+  if (!compiled) return out;
+  auto bound = compiled->bind(dev);
+  EXPECT_TRUE(bound.has_value());
+  if (!bound) return out;
+  const intel::report_format* f = intel::find_format(cfg.platform, cfg.format);
+  EXPECT_NE(f, nullptr);
+  if (f == nullptr) return out;
+  const intel::counter_list counters(*f);
+  std::vector<std::uint64_t> raw(bound->inputs().size());
+  std::vector<hwpc::expr::value> values(bound->size());
+  intel::for_each_delta(
+      *rec, cap->gen,
+      [&](const intel::capture_interval& iv) {
+        for (std::size_t k = 0; k < raw.size(); ++k) {
+          const std::string& in = bound->inputs()[k].name;
+          raw[k] = in == "GPU_TIME"
+                       ? iv.elapsed_ticks
+                       : iv.deltas[counters.index_of(in == "GPU_CLOCK" ? "GPU_TICKS" : in)];
+        }
+        ASSERT_TRUE(bound->evaluate(raw, values));
+        for (std::size_t i = 0; i < bound->size(); ++i) {
+          if (bound->available(i)) out[(*bound)[i].symbol_name].push_back(values[i].as_double());
+        }
+      },
+      [](const intel::capture_discontinuity&) {});
+  return out;
+}
+
+std::optional<metrics::metric_set> hsw_set(const std::string& symbol) {
+  const std::filesystem::path xml =
+      std::filesystem::path(HWPC_SHARED_DIR) / "data" / "intel-metrics" / "oa-hsw.xml";
+  if (!std::filesystem::exists(xml)) return std::nullopt;
+  auto set = metrics::find_xml_set(xml.string(), symbol);
+  EXPECT_TRUE(set.has_value()) << set.error_value().describe();
+  if (!set) return std::nullopt;
+  return *set;
+}
+
+// The README's first command decodes the default capture with RenderBasic:
+// no metric of it may read 0 on every interval. The *PerThread metrics
+// divide a stage's active or stalled EU cycles by its threads (A2 / A5):
+// each thread runs 20 to 100 active cycles, as the file's maximum allows.
+TEST(EmuBounds, DefaultCaptureHasNoDeadRenderBasicMetric) {
+  const auto set = hsw_set("RenderBasic");
+  if (!set) GTEST_SKIP() << "../shared is absent";
+  const auto values = values_by_metric(*set, emu::default_capture_config());
+  ASSERT_GT(values.size(), 40u);
+  std::size_t per_thread = 0;
+  for (const auto& [name, v] : values) {
+    ASSERT_FALSE(v.empty()) << name;
+    const bool dead = std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; });
+    EXPECT_FALSE(dead) << name << " is 0 on every one of " << v.size() << " intervals";
+    if (name.find("EuActivePerThread") == std::string::npos) continue;
+    ++per_thread;
+    // Active cycles per thread: a plausible 20..100 on most intervals.
+    const auto plausible = std::count_if(v.begin(), v.end(), [](double x) { return x >= 15.0; });
+    EXPECT_GT(plausible * 2, static_cast<std::ptrdiff_t>(v.size())) << name;
+  }
+  EXPECT_EQ(per_thread, 6u);
+}
+
+// A set that reads its clock from another counter gets it there: HSW
+// MemoryReads (GpuCoreClocks = C 7) on a capture shaped by its formulas
+// reads GpuBusy and EuActive within 100 %; on RenderBasic's model (clock on
+// C2) it read hundreds of percent.
+TEST(EmuBounds, MemoryReadsGetsItsOwnClock) {
+  const auto set = hsw_set("MemoryReads");
+  if (!set) GTEST_SKIP() << "../shared is absent";
+  const auto clocks = emu::clock_signals_of_set(*set);
+  ASSERT_EQ(clocks.size(), 1u);
+  EXPECT_EQ(clocks[0], (std::pair{emu::bank::c, std::uint8_t{7}}));
+  emu::config cfg = emu::default_capture_config();
+  const auto unshaped = values_by_metric(*set, cfg);
+  emu::shape_for_set(cfg, *set);
+  const auto shaped = values_by_metric(*set, cfg);
+  for (const char* name : {"GpuBusy", "EuActive"}) {
+    ASSERT_TRUE(shaped.contains(name)) << name;
+    for (double x : shaped.at(name)) {
+      EXPECT_GE(x, 0.0) << name;
+      EXPECT_LE(x, 100.0) << name;
+    }
+    const auto& u = unshaped.at(name);
+    EXPECT_GT(*std::max_element(u.begin(), u.end()), 100.0) << name << " (the old model)";
+  }
+}
+
+TEST(EmuBounds, SingleBcReadParsesOnlyOneCounter) {
+  EXPECT_EQ(emu::single_bc_read("C 7 READ"), (std::pair{emu::bank::c, std::uint8_t{7}}));
+  EXPECT_EQ(emu::single_bc_read("B 0 READ"), (std::pair{emu::bank::b, std::uint8_t{0}}));
+  EXPECT_FALSE(emu::single_bc_read("GPU_CLOCK 0 READ"));
+  EXPECT_FALSE(emu::single_bc_read("C 7 READ 2 UMUL"));
+  EXPECT_FALSE(emu::single_bc_read("C 8 READ"));
+  EXPECT_FALSE(emu::single_bc_read("A 7 READ"));
+  EXPECT_FALSE(emu::single_bc_read("C x READ"));
 }
 #else
 TEST(EmuBounds, NeedsPugixml) { GTEST_SKIP() << "built without pugixml (HWPC_HAVE_PUGIXML)"; }

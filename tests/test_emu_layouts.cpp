@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <set>
+#include <vector>
 
 #include "hwpc/emu/layouts.hpp"
 
@@ -167,6 +168,17 @@ TEST(EmuLayouts, MpecSixtyFourBitHeader) {
   v.mpec[3] = 0x33;
   const auto r = pack(platform::mtl, "MPEC8u32_B8_C8", v);
   EXPECT_EQ(hwpc::load_le64(r.data() + 8), 0x0102030405060708ull);
+  // As MTL's OA unit writes it: the ticks doubled, 63 bits of them kept
+  // (docs/formats.md, "TIME_STAMP on DG2 and MTL").
+  const auto* f = hwpc::emu::find_emu_format(platform::mtl, "MPEC8u32_B8_C8");
+  ASSERT_NE(f, nullptr);
+  const auto tp = hwpc::emu::ts_packing_of(platform::mtl, f->layout);
+  EXPECT_EQ(tp.shift, 1u);
+  EXPECT_EQ(tp.bits, 63u);
+  std::vector<std::byte> shifted(f->layout.size);
+  v.timestamp = 0x8102030405060708ull;  // bit 63 is not kept
+  hwpc::emu::pack_report(f->layout, v, shifted, tp);
+  EXPECT_EQ(hwpc::load_le64(shifted.data() + 8), 0x0102030405060708ull << 1);
   EXPECT_EQ(hwpc::load_le64(r.data() + 24), 0x1112131415161718ull);
   EXPECT_EQ(dw(r, 11), 0x33u);
   EXPECT_EQ(dw(r, 1), 0u);

@@ -242,8 +242,11 @@ TEST(BatchFused, ChainsEqualScalarBitForBit) {
     }
   };
   auto counter = [&] { return "A " + std::to_string(g.below(inputs)) + " READ"; };
-  std::size_t compared = 0, fused = 0;
-  for (int i = 0; i < 400; ++i) {
+  std::size_t compared = 0, fused = 0, fused_exact = 0;
+  // Each program as written (IGT's arithmetic: the integer chains) and as
+  // metrics-discovery's arithmetic rewrites it (the exact shape).
+  for (int i = 0; i < 800; ++i) {
+    const auto arith = i % 2 == 0 ? ex::arithmetic::igt : ex::arithmetic::mdapi;
     ex::program p;
     ex::builder b;
     for (int k = 0; k < inputs; ++k) p.inputs.push_back(syms.inputs()[k]);
@@ -295,15 +298,18 @@ TEST(BatchFused, ChainsEqualScalarBitForBit) {
       }
     }
     p.nodes = std::move(b).take();
-    p = ex::compact(p, true);
+    p = ex::compact(ex::with_arithmetic(p, arith), true);
     const batch_run run = batch_equals_scalar(p, cols, rows, i);
     if (HasFailure()) return;
-    fused += run.fused;
+    (arith == ex::arithmetic::igt ? fused : fused_exact) += run.fused;
     compared += run.compared;
   }
   EXPECT_GT(fused, 400u) << "the shapes above are the ones the evaluator fuses";
-  std::printf("fused chains (%zu nodes folded): %zu values agree with the scalar evaluator\n",
-              fused, compared);
+  EXPECT_GT(fused_exact, 200u) << "and their exact forms";
+  std::printf(
+      "fused chains (%zu nodes folded, %zu in exact forms): %zu values agree with the scalar "
+      "evaluator\n",
+      fused, fused_exact, compared);
 }
 
 // Sums of 2 to 10 converted counters (more than a chain takes), in every tree
@@ -322,8 +328,9 @@ TEST(BatchFused, SumChainsEqualScalarBitForBit) {
     for (auto& v : c) v = g.below(8) == 0 ? 0 : edgy(g);
   }
   const char* doubles[] = {"0.0", "8", "0.5", "7.0", "3"};
-  std::size_t compared = 0, fused = 0, sum_chains = 0;
-  for (int i = 0; i < 300; ++i) {
+  std::size_t compared = 0, fused = 0, sum_chains = 0, exact_sum_chains = 0;
+  for (int i = 0; i < 600; ++i) {
+    const auto arith = i % 2 == 0 ? ex::arithmetic::igt : ex::arithmetic::mdapi;
     ex::program p;
     ex::builder b;
     for (int k = 0; k < inputs; ++k) p.inputs.push_back({"A" + std::to_string(k)});
@@ -386,16 +393,19 @@ TEST(BatchFused, SumChainsEqualScalarBitForBit) {
       if (g.below(4) == 0) p.outputs.push_back(static_cast<std::uint32_t>(g.below(r.root + 1)));
     }
     p.nodes = std::move(b).take();
-    p = ex::compact(p, true);
+    p = ex::compact(ex::with_arithmetic(p, arith), true);
     const batch_run run = batch_equals_scalar(p, cols, rows, i);
     if (HasFailure()) return;
     fused += run.fused;
-    sum_chains += run.sum_chains;
+    (arith == ex::arithmetic::igt ? sum_chains : exact_sum_chains) += run.sum_chains;
     compared += run.compared;
   }
   EXPECT_GT(sum_chains, 250u) << "most of these sums are fused whole";
-  std::printf("sum chains: %zu (%zu nodes folded): %zu values agree with the scalar evaluator\n",
-              sum_chains, fused, compared);
+  EXPECT_GT(exact_sum_chains, 100u) << "and in their exact forms (100 UMUL ... FDIV ends)";
+  std::printf(
+      "sum chains: %zu, %zu in exact forms (%zu nodes folded): %zu values agree with the scalar "
+      "evaluator\n",
+      sum_chains, exact_sum_chains, fused, compared);
 }
 
 }  // namespace

@@ -333,15 +333,21 @@ TEST(ExprEval, RandomFormulasInfixEqualsRpnEqualsReference) {
   for (int i = 0; i < 3000; ++i) {
     const auto t = random_tree(g, 1 + static_cast<int>(g.below(6)));
     const std::string r = rpn(*t), f = infix(*t);
-    auto cr = ex::compile(r, syntax::rpn, syms);
-    auto cf = ex::compile(f, syntax::infix, syms);
+    // The reference is the operators' literal definition: IGT's arithmetic.
+    // Metrics-discovery's rewrites both syntaxes alike.
+    auto cr = ex::compile(r, syntax::rpn, syms, ex::arithmetic::igt);
+    auto cf = ex::compile(f, syntax::infix, syms, ex::arithmetic::igt);
+    auto mr = ex::compile(r, syntax::rpn, syms);
+    auto mf = ex::compile(f, syntax::infix, syms);
     ASSERT_TRUE(cr) << r << "\n" << cr.error_value().describe();
     ASSERT_TRUE(cf) << f << "\n" << cf.error_value().describe();
+    ASSERT_TRUE(mr && mf) << r;
     for (int k = 0; k < 4; ++k) {
       std::uint64_t in[input_count];
       for (auto& v : in) v = random_input(g);
       const value vr = cr->evaluate(in), vf = cf->evaluate(in), ref = reference(*t, in);
       ASSERT_TRUE(same_bits(vr, vf)) << r << "\n" << f;
+      ASSERT_TRUE(same_bits(mr->evaluate(in), mf->evaluate(in))) << r << "\n" << f;
       ASSERT_TRUE(same_bits(vr, ref))
           << r << "\nreference " << ref.as_double() << " got " << vr.as_double();
       ++compared;

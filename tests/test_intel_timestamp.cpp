@@ -1,8 +1,9 @@
-// TIME_STAMP encoding per platform: DG2 (graphics 12.55) reports carry the
-// timestamp shifted left by one, 31 bits valid; MTL and the rest as is.
-// The helpers, then every decoder path on hand-built DG2 reports, then the
-// emulator's DG2 recordings against its own truth (docs/formats.md,
-// "TIME_STAMP on DG2 and MTL").
+// TIME_STAMP encoding per platform: DG2 (graphics 12.55) and MTL (12.70+)
+// reports carry the timestamp shifted left by one, 31 bits valid (63 in
+// MTL's 64-bit OAM field); the rest as is. The helpers, then every decoder
+// path on hand-built DG2 and MTL reports, then the emulator's DG2 and MTL
+// recordings against its own truth (docs/formats.md, "TIME_STAMP on DG2 and
+// MTL").
 #include <gtest/gtest.h>
 
 #include <array>
@@ -41,9 +42,27 @@ TEST(IntelTimestamp, Dg2ShiftsRightByOneAndKeeps31Bits) {
       2048u);
 }
 
-TEST(IntelTimestamp, MeteorLakeAndOthersUseTheFieldAsIs) {
-  for (generation g :
-       {generation::gen7_5, generation::gen9, generation::gen12, generation::gen12_7}) {
+// IGT's i915 reader and Mesa (MTL is verx10 125 there) shift MTL's field as
+// DG2's.
+TEST(IntelTimestamp, MeteorLakeShiftsAsDg2) {
+  static_assert(oa_timestamp_ticks(generation::gen12_7, 0x0000'0002) == 1);
+  static_assert(oa_timestamp_ticks(generation::gen12_7, 0xffff'fffe) == 0x7fff'ffff);
+  static_assert(oa_timestamp_field(generation::gen12_7, 0x8000'0000) == 0);
+  EXPECT_EQ(hwpc::intel::oa_timestamp_encoding_of(generation::gen12_7).bits, 31u);
+  // The 64-bit OAM field of MTL: ticks = field >> 1, 63 bits; Xe2's 64-bit
+  // field is the ticks.
+  const intel::report_format* oam = intel::find_format(intel::platform::mtl, "MPEC8u32_B8_C8");
+  ASSERT_NE(oam, nullptr);
+  const auto r = intel::timestamp_reading::of(*oam, generation::gen12_7);
+  EXPECT_EQ(r.shift, 1u);
+  EXPECT_EQ(r.bits, 63u);
+  EXPECT_EQ(r.ticks(0x2), 1u);
+  EXPECT_EQ(r.ticks(0xffff'ffff'ffff'fffeull), 0x7fff'ffff'ffff'ffffull);
+  EXPECT_EQ(r.step(0xffff'ffff'ffff'fffeull, 0x2), 2u);  // across the 2^63-tick wrap
+}
+
+TEST(IntelTimestamp, OthersUseTheFieldAsIs) {
+  for (generation g : {generation::gen7_5, generation::gen9, generation::gen12}) {
     EXPECT_EQ(oa_timestamp_ticks(g, 0xffff'ffff), 0xffff'ffffu);
     EXPECT_EQ(oa_timestamp_field(g, 0x1234'5678), 0x1234'5678u);
     EXPECT_EQ(hwpc::intel::oa_timestamp_encoding_of(g).bits, 32u);
@@ -114,9 +133,9 @@ timeline every_path(const intel::report_buffer& buf, generation gen) {
   return ref;
 }
 
-// Two DG2 reports whose fields differ by 2N are N ticks apart: the field
-// counts twice per tick of the reported frequency. The same bytes read as
-// MTL reports are 2N ticks apart.
+// Two DG2 or MTL reports whose fields differ by 2N are N ticks apart: the
+// field counts twice per tick of the reported frequency. The same bytes read
+// as TGL reports are 2N ticks apart.
 TEST(IntelTimestamp, Dg2ReportPairIsHalfTheFieldDifferenceOnEveryPath) {
   const intel::report_format& f = xehpg_format();
   constexpr std::uint32_t n = 12'345;
@@ -127,8 +146,11 @@ TEST(IntelTimestamp, Dg2ReportPairIsHalfTheFieldDifferenceOnEveryPath) {
   EXPECT_EQ(dg2.elapsed, n);
   EXPECT_EQ(dg2.timestamps, (std::vector<std::uint64_t>{0x800 + n}));
   const timeline mtl = every_path(buf, generation::gen12_7);
-  EXPECT_EQ(mtl.elapsed, 2 * n);
-  EXPECT_EQ(mtl.timestamps, (std::vector<std::uint64_t>{0x1000 + 2 * n}));
+  EXPECT_EQ(mtl.elapsed, n);
+  EXPECT_EQ(mtl.timestamps, (std::vector<std::uint64_t>{0x800 + n}));
+  const timeline tgl = every_path(buf, generation::gen12);
+  EXPECT_EQ(tgl.elapsed, 2 * n);
+  EXPECT_EQ(tgl.timestamps, (std::vector<std::uint64_t>{0x1000 + 2 * n}));
 }
 
 // The ticks wrap at 2^31 where the field wraps at 2^32: one whole turn of
@@ -156,8 +178,9 @@ TEST(IntelTimestamp, Dg2OddFieldOneLowerIsNoTickWrap) {
   const timeline dg2 = every_path(buf, generation::gen12_5);
   EXPECT_EQ(dg2.elapsed, 1u);
   EXPECT_EQ(dg2.timestamps, (std::vector<std::uint64_t>{2, 3}));
-  // Read as it is (MTL), the same field goes back by one: nearly a whole wrap.
-  EXPECT_EQ(every_path(buf, generation::gen12_7).elapsed, std::uint64_t{0xffff'ffff} + 2);
+  EXPECT_EQ(every_path(buf, generation::gen12_7).elapsed, 1u);  // MTL as DG2
+  // Read as it is (TGL), the same field goes back by one: nearly a whole wrap.
+  EXPECT_EQ(every_path(buf, generation::gen12).elapsed, std::uint64_t{0xffff'ffff} + 2);
 }
 
 // A long run with several field wraps and zero-RPT_ID holes: every path
@@ -204,12 +227,26 @@ metrics::metric_set time_metrics() {
 // emulator's own timestamps, period and GT clocks, so GpuTime and
 // AvgGpuCoreFrequency are the truth's, and the frequency lies in the part's
 // GT range (with the raw field it would be half of it).
-TEST(IntelTimestamp, EmulatedDg2RecordingGivesTheTruthsGpuTimeAndFrequency) {
-  for (const char* faults : {"none", "wrap", "wrap,report-lost"}) {
-    SCOPED_TRACE(faults);
+struct shifted_run {
+  intel::platform platform;
+  const char* format;
+  const char* faults;
+};
+
+TEST(IntelTimestamp, EmulatedDg2AndMtlRecordingsGiveTheTruthsGpuTimeAndFrequency) {
+  const shifted_run runs[] = {{intel::platform::dg2, "A24u40_A14u32_B8_C8", "none"},
+                              {intel::platform::dg2, "A24u40_A14u32_B8_C8", "wrap"},
+                              {intel::platform::dg2, "A24u40_A14u32_B8_C8", "wrap,report-lost"},
+                              {intel::platform::mtl, "A24u40_A14u32_B8_C8", "none"},
+                              {intel::platform::mtl, "A24u40_A14u32_B8_C8", "wrap,report-lost"},
+                              {intel::platform::mtl, "MPEC8u32_B8_C8", "none"},
+                              {intel::platform::mtl, "MPEC8u32_B8_C8", "wrap"}};
+  for (const shifted_run& run : runs) {
+    const char* faults = run.faults;
+    SCOPED_TRACE(std::string(intel::name_of(run.platform)) + " " + run.format + " " + faults);
     emu::config c;
-    c.platform = intel::platform::dg2;
-    c.format = "A24u40_A14u32_B8_C8";
+    c.platform = run.platform;
+    c.format = run.format;
     c.exponent = 10;
     c.reports = 64;
     c.seed = 31;
@@ -219,7 +256,7 @@ TEST(IntelTimestamp, EmulatedDg2RecordingGivesTheTruthsGpuTimeAndFrequency) {
     const auto truth = emu::truth_for(cap, emu::output_kind::recording).value();
     ASSERT_TRUE(truth.representable);
     intel::recording_options ro;
-    ro.fallback_platform = intel::platform::dg2;
+    ro.fallback_platform = run.platform;
     const auto rec =
         intel::recording::make(hwpc::byte_span(bytes.data(), bytes.size()), ro).value();
     const intel::report_format& f = rec.format();

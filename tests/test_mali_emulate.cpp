@@ -1,16 +1,22 @@
 // The Mali emulator against the decoders: every product of the database,
 // every reader its kernel offers (vinstr for 64-value blocks, kinstr_prfcnt
 // for all), seeded configurations; the decoded sums equal the emulator's truth
-// exactly, and the workload keeps its promise (no counter above GPU_ACTIVE).
+// exactly, and the workload keeps its promise (no counter above GPU_ACTIVE);
+// with the GPU's table the workload keeps the GPU's physics: every derived
+// counter of every layout within the range its units allow.
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "hwpc/mali/capture_file.hpp"
 #include "hwpc/mali/emulate.hpp"
+#include "hwpc/mali/evaluator.hpp"
 #include "hwpc/mali/gpu.hpp"
 #include "hwpc/mali/kinstr_prfcnt.hpp"
 #include "hwpc/mali/vinstr.hpp"
@@ -46,6 +52,7 @@ TEST(MaliEmulate, EveryProductEveryReaderDecodesToTheTruth) {
       o.gpu_id = gpu_id_of(p.product_id, seed % 2 == 0);
       o.csf = p.product_id >= 0xa000;
       o.values_per_block = p.table->values_per_block;
+      o.table = seed % 3 == 0 ? nullptr : p.table;  // the plain workload, or the physics
       o.kinstr = kinstr;
       o.l2_slices = 1 + static_cast<std::uint32_t>(seed % 4);
       o.core_mask = (seed * 0x9e3779b97f4a7c15ull) >> 52 | 1;
@@ -105,6 +112,71 @@ TEST(MaliEmulate, EveryProductEveryReaderDecodesToTheTruth) {
     }
   }
   EXPECT_EQ(captures, 25u + 16u);  // kinstr for all 25 ids, vinstr for the 16 with 64-value blocks
+}
+
+// The range a derived counter's units allow, from what they count:
+// percentages are shares of a whole, [0, 100]; everything else (cycles,
+// beats, transactions, bytes, quads, threads, primitives, pixels,
+// instructions, requests, issues, instances, bits) counts or measures
+// something, so is finite and >= 0.
+bool in_range(const std::string& units, double v) {
+  if (!std::isfinite(v) || v < 0) return false;
+  return units != "percent" || v <= 100.0;
+}
+
+// The issue's figures were out of range here (G72 read latency 384+ beats
+// negative, L2 read miss rates of 290 % and 2,452 %, a G715 IRQ utilisation
+// of 190 %, queue active cycles negative). Every layout, decoded with a
+// 128-bit bus, every derived counter of every sample, several seeds and
+// configurations, both readers where the GPU has them.
+TEST(MaliEmulate, EveryDerivedCounterOfEveryLayoutStaysInItsRange) {
+  std::size_t checked = 0;
+  std::map<std::string, std::size_t> units_seen;
+  for (const hwpc::mali::gpu_table* t : gpus::tables) {
+    const hwpc::mali::gpu_product* product = nullptr;
+    for (const auto& p : gpus::products) {
+      if (p.table == t && product == nullptr) product = &p;
+    }
+    ASSERT_NE(product, nullptr) << t->key;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      for (const bool kinstr : {false, true}) {
+        if (!kinstr && t->values_per_block != 64) continue;
+        hwpc::mali::emulate_options o;
+        o.gpu_id = gpu_id_of(product->product_id, false);
+        o.csf = hwpc::mali::is_csf_product(product->product_id);
+        o.values_per_block = t->values_per_block;
+        o.table = t;
+        o.kinstr = kinstr;
+        o.l2_slices = static_cast<std::uint32_t>(seed);
+        o.core_mask = seed % 2 ? 0x2d : 0xff;
+        o.samples = 6;
+        o.seed = seed * 977 + t->values_per_block;
+        o.period_ns = seed * 100'000;
+        const auto e = hwpc::mali::emulate(o);
+        const std::string where = std::string(t->key) + (kinstr ? " kinstr" : " vinstr") +
+                                  " seed " + std::to_string(seed);
+        auto h = hwpc::mali::capture_header::parse(e.file);
+        ASSERT_TRUE(h) << where;
+        auto ev = hwpc::mali::evaluator::database(*t, h->layout, 128);
+        ASSERT_TRUE(ev) << where;
+        std::vector<hwpc::expr::value> out(ev->size());
+        for (std::size_t k = 0; k < o.samples; ++k) {
+          ASSERT_TRUE(ev->evaluate(e.truth[k], out)) << where;  // scales as Arm does
+          for (std::size_t i = 0; i < out.size(); ++i) {
+            const auto& m = ev->metrics()[i];
+            ++units_seen[m.units];
+            EXPECT_TRUE(in_range(m.units, out[i].as_double()))
+                << where << " sample " << k << ": " << m.symbol_name << " = " << out[i].as_double()
+                << " " << m.units;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 13u * 4u * 6u * 90u);
+  EXPECT_GT(units_seen["percent"], 0u);
+  EXPECT_GT(units_seen["beats"], 0u);
 }
 
 }  // namespace

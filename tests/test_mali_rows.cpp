@@ -243,7 +243,9 @@ TEST(MaliRows, EverySampleIsOneRowEqualToTheEmulatorsTruth) {
       EXPECT_FALSE(r.has_context);
       ASSERT_EQ(r.counters.size(), gpu.table->counters.size());
       for (std::size_t i = 0; i < r.counters.size(); ++i) {
-        ASSERT_EQ(r.counters[i], e.truth[k][gpu.table->counters[i].id])
+        // Columns are scaled by the counter's shift (FACTS-mali section 6).
+        const auto& hc = gpu.table->counters[i];
+        ASSERT_EQ(r.counters[i], mali::scale_counter(e.truth[k][hc.id], hc.shift))
             << c.gpu << " sample " << k << " " << gpu.table->counters[i].name;
       }
     }
@@ -321,7 +323,8 @@ TEST(MaliRows, CsvRowIsTheTruthRowAndSummaryTotalsAreTheRowSums) {
     EXPECT_EQ(cells[2], std::to_string(e.end_ns[k]));
     for (std::size_t i = 0; i < n; ++i) {
       ASSERT_EQ(head[3 + i], gpu.table->counters[i].name);
-      ASSERT_EQ(cells[3 + i], std::to_string(e.truth[k][gpu.table->counters[i].id]))
+      const auto& hc = gpu.table->counters[i];  // scaled by its shift (FRAG_SHADER_THREADS x4)
+      ASSERT_EQ(cells[3 + i], std::to_string(mali::scale_counter(e.truth[k][hc.id], hc.shift)))
           << "sample " << k << " " << head[3 + i];
     }
   }
@@ -337,7 +340,8 @@ TEST(MaliRows, CsvRowIsTheTruthRowAndSummaryTotalsAreTheRowSums) {
   EXPECT_EQ(t.elapsed, 4u * 250'000u);
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t want = 0;
-    for (std::size_t k = 0; k < 4; ++k) want += e.truth[k][gpu.table->counters[i].id];
+    const auto& hc = gpu.table->counters[i];
+    for (std::size_t k = 0; k < 4; ++k) want += mali::scale_counter(e.truth[k][hc.id], hc.shift);
     ASSERT_EQ(t.counters[i], want) << gpu.table->counters[i].name;
   }
   const auto sl = csv_lines(sum_out.str());

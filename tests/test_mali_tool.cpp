@@ -231,6 +231,31 @@ TEST_F(MaliTool, ListGpus) {
   EXPECT_NE(r.out.find("0xa004,Mali-G310,,Valhall,Mali-G710,64,"), std::string::npos);
 }
 
+// --names streamline: the same rows under Streamline's names; the default and
+// --names hardware keep the hardware names.
+TEST_F(MaliTool, NamesHardwareOrStreamline) {
+  const auto bytes = g72_capture();
+  const std::string file = write(bytes, bytes.size());
+  const std::string opts = "mali --gpu g72 --l2-slices 1 --core-mask 0x5 --per-instance ";
+  auto r = run_tool(opts + file, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const csv plain = parse_csv(r.out);
+  r = run_tool(opts + "--names hardware " + file, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(parse_csv(r.out).header, plain.header);
+  r = run_tool(opts + "--names streamline " + file, true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const csv sl = parse_csv(r.out);
+  ASSERT_EQ(sl.header.size(), plain.header.size());
+  EXPECT_EQ(plain.at(1, "GPU_ACTIVE"), "2000");
+  EXPECT_EQ(sl.at(1, "MaliGPUActiveCy"), "2000");
+  EXPECT_EQ(sl.at(1, "MaliFragActiveCy"), "800");        // FRAG_ACTIVE, cores 0 and 2
+  EXPECT_EQ(sl.at(1, "core2.MaliFragActiveCy"), "500");  // per instance
+  EXPECT_EQ(sl.at(1, "MaliExtBusRdBt"), "3");            // L2_EXT_READ_BEATS
+  EXPECT_EQ(sl.rows, plain.rows);
+  EXPECT_EQ(run_tool(opts + "--names machine " + file).status, 1);
+}
+
 TEST_F(MaliTool, UsageErrorsExitOne) {
   EXPECT_EQ(run_tool("mali --help").status, 0);
   mali_test::sample_bytes b({.l2_slices = 1, .core_mask = 1});

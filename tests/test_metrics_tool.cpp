@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "hwpc/intel/recording.hpp"
@@ -91,6 +92,51 @@ TEST_F(MetricsTool, UnknownNameDropsMetricsAndSaysSoOnStderr) {
   const unsigned long long a0 = std::stoull(at("A0"));
   EXPECT_EQ(std::stoull(at("Bad")), a0 + 5);
   EXPECT_EQ(std::stoull(at("UsesBad")), 2 * (a0 + 5));
+}
+
+// --arithmetic: a percentage of "EU-ticks" on the embedded Haswell capture's
+// totals, as metrics-discovery computes it (the default: A0 * 100 / (7 * T))
+// and as IGT's C does (floor(A0 / 7) * 100 / T).
+TEST_F(MetricsTool, ArithmeticOptionChoosesTheQuotient) {
+#ifndef HWPC_HAVE_PUGIXML
+  GTEST_SKIP() << "built without pugixml";
+#endif
+  const std::string xml = (dir_ / "pct.xml").string();
+  std::ofstream(xml) << R"(<?xml version="1.0"?>
+<metrics>
+  <set name="P" symbol_name="P" chipset="HSW" hw_config_guid="x">
+    <counter name="Pct" symbol_name="Pct" data_type="float"
+             equation="A 0 READ $Eus UDIV 100 UMUL GPU_TIME 0 READ FDIV"/>
+  </set>
+</metrics>
+)";
+  auto value_of = [&](const std::string& extra) {
+    auto r = run("decode --metrics " + xml + " --set P --summary --device-var Eus=7" + extra, true);
+    EXPECT_EQ(r.status, 0) << r.out;
+    std::stringstream lines(r.out);
+    std::string h, row;
+    std::getline(lines, h);
+    std::getline(lines, row);
+    const auto names = csv_fields(h), values = csv_fields(row);
+    auto at = [&](const char* n) {
+      const auto k =
+          static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+      return k < values.size() ? values[k] : std::string("0");
+    };
+    return std::tuple{std::stoull(at("A0")), std::stoull(at("elapsed_ticks")),
+                      std::stod(at("Pct"))};
+  };
+  const auto [a0, t, mdapi] = value_of("");
+  ASSERT_GT(t, 0u);
+  ASSERT_NE(a0 % 7, 0u) << "the capture's A0 total must not divide evenly for this test";
+  EXPECT_DOUBLE_EQ(mdapi, static_cast<double>(a0) * 100.0 / (7.0 * static_cast<double>(t)));
+  EXPECT_DOUBLE_EQ(std::get<2>(value_of(" --arithmetic mdapi")), mdapi);
+  const double igt = std::get<2>(value_of(" --arithmetic igt"));
+  EXPECT_DOUBLE_EQ(igt, static_cast<double>(a0 / 7 * 100) / static_cast<double>(t));
+  EXPECT_NE(igt, mdapi);
+  auto bad = run("decode --metrics " + xml + " --set P --arithmetic exact");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.out.find("--arithmetic must be mdapi or igt"), std::string::npos) << bad.out;
 }
 
 TEST_F(MetricsTool, MediaSetsReadMpecCountersAsA) {

@@ -111,8 +111,9 @@ TEST(OutputJson, EscapesKeysNullsNonFiniteAndEndsWithTheAccounting) {
       "\"reason\": \"timer\", \"ctx_id\": 42, \"m\\\"q\": null, "
       "\"a\\\",\\\"b\\\":1,\\\"c\": null, \"nl\\nesc\\u001b\": 0.5},\n"
       "  {\"report\": 4, \"offset\": 520, \"lost\": true, \"reason\": \"report-lost\"},\n"
-      "  {\"accounting\": {\"records\": 6, \"reports\": 5, \"intervals\": 1, \"filtered\": 0, "
-      "\"stretch_starts\": 2, \"skipped_zero\": 2, \"report_lost\": 1, \"buffer_lost\": 0, "
+      "  {\"accounting\": {\"records\": 6, \"reports\": 5, \"intervals\": 1, \"across_loss\": 0, "
+      "\"filtered\": 0, \"stretch_starts\": 2, \"unbridged\": 0, \"skipped_zero\": 2, "
+      "\"report_lost\": 1, \"buffer_lost\": 0, "
       "\"overflow\": 0, \"gaps\": 0, \"unknown\": 0}}\n]\n");
 }
 
@@ -178,8 +179,9 @@ TEST(OutputSummary, SumsRowsAndWritesTotalsWithTrailer) {
   EXPECT_EQ(out.str(),
             "{\"intervals\": 2, \"elapsed_ticks\": 4000, \"A0\": 10, \"x,y\": 14, \"reports\": 3, "
             "\"skipped_zero\": 2, \"discontinuities\": 1, \"m\\\"q\": 14000, \"accounting\": "
-            "{\"records\": 6, \"reports\": 5, \"intervals\": 1, \"filtered\": 0, "
-            "\"stretch_starts\": 2, \"skipped_zero\": 2, \"report_lost\": 1, \"buffer_lost\": 0, "
+            "{\"records\": 6, \"reports\": 5, \"intervals\": 1, \"across_loss\": 0, "
+            "\"filtered\": 0, \"stretch_starts\": 2, \"unbridged\": 0, \"skipped_zero\": 2, "
+            "\"report_lost\": 1, \"buffer_lost\": 0, "
             "\"overflow\": 0, \"gaps\": 0, \"unknown\": 0}}\n");
   text_buffer csv;
   output::write_totals(csv, s, false, w.result());

@@ -31,7 +31,6 @@ using namespace hwpc::intel;
 using captest::bytes;
 
 constexpr std::int64_t i64_max = std::numeric_limits<std::int64_t>::max();
-constexpr std::int64_t i64_min = std::numeric_limits<std::int64_t>::min();
 constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
 
 // VERSION (16 bytes) + DEVICE_INFO (344 bytes): the first record after them
@@ -96,10 +95,19 @@ TEST(RobustnessTime, InterpolationNearInt64MaxDoesNotOverflow) {
   ASSERT_TRUE(tc);
   EXPECT_EQ(tc->to_cpu(500).ns, i64_max - 500);
   EXPECT_EQ(tc->to_cpu(1000).ns, i64_max);
-  // 1 Hz: one tick past the last point is a second past INT64_MAX ns.
+  // 1 Hz: one tick past the last point is a second past INT64_MAX ns, which
+  // no CLOCK_MONOTONIC reading is: no CPU time, and an error naming the
+  // report's record and the point.
   const cpu_time after = tc->to_cpu(1001);
-  EXPECT_EQ(after.quality, time_quality::extrapolated);
-  EXPECT_EQ(after.ns, i64_max);
+  EXPECT_EQ(after.quality, time_quality::none);
+  EXPECT_EQ(after.ns, 0);
+  auto checked = tc->checked_cpu(1001, 4096);
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.error_value().code, hwpc::errc::out_of_range);
+  EXPECT_EQ(checked.error_value().offset, 4096u);
+  EXPECT_NE(checked.error_value().message.find("point at byte offset 24"), std::string::npos)
+      << checked.error_value().message;
+  EXPECT_TRUE(tc->checked_cpu(500, 4096));
 }
 
 TEST(RobustnessTime, FullRangeSegmentInterpolatesExactly) {
@@ -118,19 +126,30 @@ TEST(RobustnessTime, FullRangeSegmentInterpolatesExactly) {
   EXPECT_EQ(f->to_cpu(half / 2).ns, i64_max / 2);  // (2^62 - 1) ticks -> 2^62 - 0.5 ns, rounds down
 }
 
-TEST(RobustnessTime, ExtrapolationSaturatesInsteadOfWrapping) {
+TEST(RobustnessTime, ExtrapolationOutsideTheClockHasNoTime) {
   // GPU time is modular: 2^63 ticks from the only point is as far as a
-  // timestamp can be. At 1 Hz that is ~2.9e11 years either way.
-  auto tc = time_correlation::make({{0, std::uint64_t{1} << 63, 0}}, 1);
+  // timestamp can be. At 1 Hz that is ~2.9e11 years either way: past
+  // INT64_MAX ns ahead, before 0 behind. Neither saturates nor wraps.
+  auto tc = time_correlation::make({{5'000'000'000, std::uint64_t{1} << 63, 0}}, 1);
   ASSERT_TRUE(tc);
   const cpu_time ahead = tc->to_cpu(0);  // 2^63 ticks after (a tie goes forwards)
-  EXPECT_EQ(ahead.quality, time_quality::extrapolated);
-  EXPECT_EQ(ahead.ns, i64_max);
+  EXPECT_EQ(ahead.quality, time_quality::none);
   const cpu_time before = tc->to_cpu(1);  // 2^63 - 1 ticks before
-  EXPECT_EQ(before.quality, time_quality::extrapolated);
-  EXPECT_EQ(before.ns, i64_min);
-  // A bounded distance stays exact: 3 ticks at 1 Hz before 0.
-  EXPECT_EQ(tc->to_cpu((std::uint64_t{1} << 63) - 3).ns, -3'000'000'000);
+  EXPECT_EQ(before.quality, time_quality::none);
+  EXPECT_EQ(before.ns, 0);
+  // A bounded distance stays exact: 3 ticks at 1 Hz before 5 s is 2 s, and
+  // 5 ticks before is exactly 0; 6 ticks would be before 0.
+  const std::uint64_t at = std::uint64_t{1} << 63;
+  EXPECT_EQ(tc->to_cpu(at - 3).ns, 2'000'000'000);
+  EXPECT_EQ(tc->to_cpu(at - 5).ns, 0);
+  EXPECT_EQ(tc->to_cpu(at - 5).quality, time_quality::extrapolated);
+  EXPECT_EQ(tc->to_cpu(at - 6).quality, time_quality::none);
+  auto checked = tc->checked_cpu(at - 6, 777);
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.error_value().offset, 777u);
+  EXPECT_NE(checked.error_value().message.find("6 ticks before"), std::string::npos)
+      << checked.error_value().message;
+  EXPECT_NE(checked.error_value().message.find("before 0 ns"), std::string::npos);
   // At 19.2 MHz a tick is 52.083 ns: 192 ticks are 10000 ns exactly.
   auto f = time_correlation::make({{1'000'000, 1'000, 0}}, 19'200'000);
   ASSERT_TRUE(f);

@@ -128,7 +128,7 @@ TEST_F(RowsContract, TruthAndDecoderAgreeRowForRowOnEveryKindAndFault) {
 
         // Rows that are intervals, projected onto the truth's columns.
         std::vector<std::string> got;
-        std::size_t lost_rows = 0;
+        std::size_t lost_rows = 0, across_rows = 0;
         for (std::size_t i = 1; i < out.size(); ++i) {
           const auto f = split(out[i]);
           ASSERT_EQ(f.size(), head.size()) << out[i];
@@ -160,6 +160,7 @@ TEST_F(RowsContract, TruthAndDecoderAgreeRowForRowOnEveryKindAndFault) {
             EXPECT_EQ(ctx, valid ? std::to_string(le32(bytes, fm.report_data[prev] + 8)) : "")
                 << out[i];
           }
+          if (f[col["reason"]] == "across-loss") ++across_rows;
           std::string row = f[0] + "," + f[2];
           for (std::size_t c = 3; c < col["reason"]; ++c) row += "," + f[c];
           got.push_back(row);
@@ -223,15 +224,21 @@ TEST_F(RowsContract, TruthAndDecoderAgreeRowForRowOnEveryKindAndFault) {
             }
           }
           const std::size_t reports = fm.report_offsets.size();
-          const std::string acc = "{\"accounting\": {\"records\": " + std::to_string(records) +
-                                  ", \"reports\": " + std::to_string(reports) +
-                                  ", \"intervals\": " + std::to_string(got.size()) +
-                                  ", \"filtered\": 0, \"stretch_starts\": " +
-                                  std::to_string(reports - got.size() - zero) +
-                                  ", \"skipped_zero\": " + std::to_string(zero) +
-                                  ", \"report_lost\": " + std::to_string(report_lost) +
-                                  ", \"buffer_lost\": " + std::to_string(buffer_lost) +
-                                  ", \"overflow\": 0, \"gaps\": 0, \"unknown\": 0}}\n]\n";
+          // The first valid report starts the only stretch (no gaps here);
+          // every other report without an interval follows a loss the bound
+          // could not span.
+          const std::size_t starts = reports > zero ? 1 : 0;
+          const std::string acc =
+              "{\"accounting\": {\"records\": " + std::to_string(records) +
+              ", \"reports\": " + std::to_string(reports) +
+              ", \"intervals\": " + std::to_string(got.size()) +
+              ", \"across_loss\": " + std::to_string(across_rows) +
+              ", \"filtered\": 0, \"stretch_starts\": " + std::to_string(starts) +
+              ", \"unbridged\": " + std::to_string(reports - got.size() - zero - starts) +
+              ", \"skipped_zero\": " + std::to_string(zero) +
+              ", \"report_lost\": " + std::to_string(report_lost) +
+              ", \"buffer_lost\": " + std::to_string(buffer_lost) +
+              ", \"overflow\": 0, \"gaps\": 0, \"unknown\": 0}}\n]\n";
           ASSERT_GE(j.out.size(), acc.size());
           EXPECT_EQ(j.out.substr(j.out.size() - acc.size()), acc);
           const std::string line = std::to_string(records) +
@@ -272,7 +279,8 @@ TEST_F(RowsContract, UnknownRecordsAreCountedAndReported) {
                     true);
   ASSERT_EQ(j.status, 0) << j.out;
   EXPECT_NE(j.out.find("{\"accounting\": {\"records\": 11, \"reports\": 10, \"intervals\": 9, "
-                       "\"filtered\": 0, \"stretch_starts\": 1, \"skipped_zero\": 0, "
+                       "\"across_loss\": 0, \"filtered\": 0, \"stretch_starts\": 1, "
+                       "\"unbridged\": 0, \"skipped_zero\": 0, "
                        "\"report_lost\": 0, \"buffer_lost\": 0, \"overflow\": 0, \"gaps\": 0, "
                        "\"unknown\": 1}}"),
             std::string::npos)

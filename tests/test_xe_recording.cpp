@@ -154,7 +154,8 @@ TEST(XeRecording, HandBuiltRecordingDecodes) {
         EXPECT_EQ(d.offset, t.first_sample_at + 2 * 584);
       });
   EXPECT_EQ(losses, 1u);
-  ASSERT_EQ(rows.size(), 2u);
+  // 1->2 spans the lost report: 7760 ticks, 64-bit counters: exact.
+  ASSERT_EQ(rows.size(), 3u);
   // Columns: GPU_TICKS, PEC0..PEC63.
   EXPECT_EQ(rows[0].report, 1u);
   EXPECT_EQ(rows[0].offset, t.first_sample_at + 584);
@@ -163,10 +164,15 @@ TEST(XeRecording, HandBuiltRecordingDecodes) {
   EXPECT_EQ(rows[0].d[0], 3000u);
   EXPECT_EQ(rows[0].d[1], 77u);
   EXPECT_EQ(rows[0].d[64], 77u);
-  EXPECT_EQ(rows[1].report, 3u);
-  EXPECT_EQ(rows[1].offset, t.first_sample_at + 2 * 584 + 8 + 584);
-  EXPECT_EQ(rows[1].d[0], 1000u);
-  EXPECT_EQ(rows[1].d[33], 5u);
+  EXPECT_EQ(rows[1].report, 2u);
+  EXPECT_EQ(rows[1].offset, t.first_sample_at + 2 * 584 + 8);
+  EXPECT_EQ(rows[1].ts, 110'000u);
+  EXPECT_EQ(rows[1].d[0], 7000u);
+  EXPECT_EQ(rows[1].d[33], 999'923u);
+  EXPECT_EQ(rows[2].report, 3u);
+  EXPECT_EQ(rows[2].offset, t.first_sample_at + 2 * 584 + 8 + 584);
+  EXPECT_EQ(rows[2].d[0], 1000u);
+  EXPECT_EQ(rows[2].d[33], 5u);
 }
 
 TEST(XeRecording, FamilyFromTheFirstRecord) {

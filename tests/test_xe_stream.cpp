@@ -60,8 +60,9 @@ TEST(XeStream, RowsFromBackToBackReportsWithALossBetween) {
     reasons.emplace_back(r.reason);
     counters.emplace_back(r.counters.begin(), r.counters.end());
   });
-  // interval 0->1, report-lost, buffer-lost, interval 2->3.
-  ASSERT_EQ(rows.size(), 4u);
+  // interval 0->1, report-lost, buffer-lost, 1->2 across the losses (100
+  // ticks: 64-bit counters are exact across any loss), interval 2->3.
+  ASSERT_EQ(rows.size(), 5u);
   EXPECT_FALSE(rows[0].lost);
   EXPECT_EQ(rows[0].report, 1u);
   EXPECT_EQ(rows[0].offset, 576u);
@@ -80,13 +81,22 @@ TEST(XeStream, RowsFromBackToBackReportsWithALossBetween) {
   EXPECT_TRUE(rows[2].lost);
   EXPECT_EQ(reasons[2], "buffer-lost");
   EXPECT_FALSE(rows[3].lost);
-  EXPECT_EQ(rows[3].report, 3u);
-  EXPECT_EQ(counters[3][1 + 5], 20u);  // 64-bit wrap between reports 2 and 3
+  EXPECT_EQ(rows[3].report, 2u);
+  EXPECT_EQ(reasons[3], "across-loss");
+  EXPECT_EQ(rows[3].end - rows[3].begin, 100u);
+  EXPECT_EQ(counters[3][0], 70u);
+  EXPECT_EQ(counters[3][1 + 7], 7u);
+  EXPECT_EQ(rows[4].report, 3u);
+  EXPECT_EQ(reasons[4], "timer");
+  EXPECT_EQ(counters[4][1 + 5], 20u);  // 64-bit wrap between reports 2 and 3
   EXPECT_EQ(acc.reports, 4u);
-  EXPECT_EQ(acc.intervals, 2u);
+  EXPECT_EQ(acc.intervals, 3u);
+  EXPECT_EQ(acc.across_loss, 1u);
   EXPECT_EQ(acc.report_lost, 1u);
   EXPECT_EQ(acc.buffer_lost, 1u);
-  EXPECT_EQ(acc.stretch_starts, 2u);
+  EXPECT_EQ(acc.stretch_starts, 1u);
+  EXPECT_EQ(acc.unbridged, 0u);
+  EXPECT_TRUE(acc.balanced());
 }
 
 TEST(XeStream, LossesAtTheStartTheEndAndEveryStatusBit) {
@@ -174,8 +184,12 @@ TEST_F(XeTool, DecodesAnXeStreamWithALossGivenOnTheCommandLine) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\"report-lost\""), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("\"report\": 2, \"offset\": 1152, \"timestamp\""), std::string::npos)
-      << "no interval spans the loss: " << r.out;
+  // The report after the loss pairs with the one before it: 100 ticks, and
+  // 64-bit PECs cannot wrap twice in any capture.
+  EXPECT_NE(r.out.find("{\"report\": 2, \"offset\": 1152, \"timestamp\": 1200, \"GPU_TICKS\": 70,"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"reason\": \"across-loss\""), std::string::npos) << r.out;
   auto bad = hwpc::testing::run_tool(
       "decode --platform lnl --format PEC64u64 --input-kind "
       "xe-stream --xe-loss 100:1 " +

@@ -33,7 +33,8 @@ const command_spec adreno_emulate_spec{
     "RD_GPU_ID 0 and RD_CHIP_ID with fuse bits, as the kernel writes it): a 64-bit\n"
     "CP_INDIRECT_BUFFER to a buffer that sets the render mode and a draw-state group (which\n"
     "selects a TSE countable), then N rounds of an occlusion query, two timestamps, pipeline\n"
-    "statistics and counter selects and samples (A7xx: on the BR and the BV thread); --truth\n"
+    "statistics (begin and end), counter selects and samples (A7xx: on the BR and the BV\n"
+    "thread), a time-elapsed query and stream-out counts (begin and end); --truth\n"
     "then writes the lines `hwpc adreno --queries FILE.rd` must print. docs/adreno.md,\n"
     "\"Emulator\".",
     {{"gpu", "NAME", "the GPU: an A5xx (default a530), an A6xx or an A7xx"},

@@ -22,6 +22,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/emu/default_capture.hpp"
+#include "hwpc/emu/set_model.hpp"
 #include "hwpc/intel.hpp"
 #include "hwpc/intel/accumulate_parallel.hpp"
 #include "hwpc/intel/capture.hpp"
@@ -32,6 +33,7 @@
 #include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/intel/xe_stream.hpp"
 #include "hwpc/metrics/intel_device.hpp"
+#include "hwpc/metrics/xml_loader.hpp"
 #include "hwpc/output/chrome_json.hpp"
 #include "hwpc/output/csv.hpp"
 #include "hwpc/output/html/report_writer.hpp"
@@ -114,7 +116,10 @@ const command_spec decode_spec{
      {"set", "SYMBOL",
       "metric set of --metrics to compute (e.g. RenderBasic; a recording names its own)"},
      {"device-var", "NAME=VALUE", "a device variable for the formulas (e.g. EuCoresTotalCount=24)",
-      true}},
+      true},
+     {"arithmetic", "mdapi|igt",
+      "--metrics: integer products and quotients used as doubles: exact, as Intel's "
+      "metrics-discovery (default), or truncated, as IGT (see docs/expressions.md)"}},
     0,
     1};
 
@@ -130,6 +135,7 @@ struct decode_options {
   unsigned threads = 0;  // --threads; 0: every core
   std::string file;      // empty: the embedded default capture
   std::optional<std::string> metrics_file;
+  expr::arithmetic arithmetic = expr::arithmetic::mdapi;
   std::string metric_set;
   metrics::device_values device_overrides;
   bool unverified = false;                       // --unverified-layouts
@@ -200,6 +206,30 @@ accounting drive(const Source& src, const capture_info& c, metrics::row_metrics*
   bar.finish();
   w.end(acc);
   return acc;
+}
+
+// The first row of `src` whose begin or end the correlation points cannot
+// turn into a CPU time (before 0 or past INT64_MAX ns): the error names that
+// report's record. Checked before a writer prints anything, so a trace never
+// carries a negative, saturated or wrapped time.
+template <class Source>
+std::optional<error> first_time_outside(const Source& src, const capture_info& c,
+                                        const intel::time_correlation& t) {
+  std::optional<error> bad;
+  intel::for_each_row(
+      src, intel::generation_of(c.plat), c.rows,
+      [&](row& r) {
+        if (bad || r.lost) return;
+        for (const std::uint64_t ticks : {r.begin, r.end}) {
+          auto at = t.checked_cpu(ticks, r.offset);
+          if (!at) {
+            bad = at.error_value();
+            return;
+          }
+        }
+      },
+      [](std::size_t) {});
+  return bad;
 }
 
 std::optional<std::uint32_t> parse_u32(const std::string& s) {
@@ -295,6 +325,14 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
          "--device-var gives a metric formula a value: it needs --metrics FILE.xml (and --set)",
          exit_usage);
     return std::nullopt;
+  }
+  if (auto ar = a.get("arithmetic")) {
+    const auto v = expr::parse_arithmetic(*ar);
+    if (!v) {
+      fail("decode", "--arithmetic must be mdapi or igt, not '" + *ar + "'", exit_usage);
+      return std::nullopt;
+    }
+    o.arithmetic = *v;
   }
   for (const auto& dv : a.all("device-var")) {
     auto v = parse_device_var(dv);
@@ -436,7 +474,18 @@ int cmd_decode(const std::vector<std::string>& args) {
       return fail("decode", "--platform, --format and --input-kind describe a FILE; give one",
                   exit_usage);
     }
-    emu::default_capture_data d = emu::default_capture();
+    // The set it is decoded with decides where the emulated clock is (HSW
+    // MemoryReads reads it from C7, RenderBasic from C2). A set that cannot
+    // be found is reported below, where the metric columns are loaded.
+    emu::config cfg = emu::default_capture_config();
+#ifdef HWPC_HAVE_PUGIXML
+    if (opt->metrics_file && !opt->metric_set.empty()) {
+      if (auto set = metrics::find_xml_set(*opt->metrics_file, opt->metric_set)) {
+        emu::shape_for_set(cfg, *set);
+      }
+    }
+#endif
+    emu::default_capture_data d = emu::default_capture(cfg);
     opt->plat = d.cfg.platform;
     opt->format_name = d.cfg.format;
     opt->kind = input_kind::raw;
@@ -558,7 +607,8 @@ int cmd_decode(const std::vector<std::string>& args) {
     if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
     metrics::device_values values = metrics::to_device_values(dev);
     for (const auto& [name, v] : opt->device_overrides) values[name] = v;
-    auto m = load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values);
+    auto m =
+        load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values, opt->arithmetic);
     if (!m) {
       // A name that the capture or the command line does not supply (a set,
       // a variable, a counter) is a usage error; anything wrong in the file
@@ -585,6 +635,15 @@ int cmd_decode(const std::vector<std::string>& args) {
 
   if (opt->output == "perfetto" && !opt->summary && ::isatty(STDOUT_FILENO) != 0) {
     return fail("decode", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
+  }
+  // CPU times go only into the trace outputs; a recording whose points
+  // cannot give one of its reports a CPU time is refused before any output.
+  if ((opt->output == "perfetto" || opt->output == "chrome-json") && !opt->summary &&
+      c.time != nullptr && !c.time->empty()) {
+    const std::optional<error> outside = xrec  ? first_time_outside(*xrec, c, *c.time)
+                                         : rec ? first_time_outside(*rec, c, *c.time)
+                                               : std::nullopt;
+    if (outside) return bad(*outside);
   }
   output::text_buffer out(stdout);
   const bool json = opt->output == "json";

@@ -12,6 +12,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/emu.hpp"
+#include "hwpc/emu/set_model.hpp"
 #include "hwpc/metrics/report_type.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
 #include "metric_columns.hpp"
@@ -83,6 +84,7 @@ int cmd_emulate(const std::vector<std::string>& args) {
   auto fmt = a->get("format");
   // --metrics/--set: the recording names a real set (IGT's reader finds it).
   emu::recording_identity identity;
+  std::optional<metrics::metric_set> shaping_set;  // the set whose formulas shape the model
   if (a->get("metrics") || a->get("set")) {
     if (!a->get("metrics") || !a->get("set")) {
       return fail("emulate", "--metrics and --set go together", exit_usage);
@@ -95,6 +97,7 @@ int cmd_emulate(const std::vector<std::string>& args) {
       return fail("emulate", "--metrics: " + e.describe(), exit_usage);
     }
     identity = {set->symbol_name, set->hw_config_guid};
+    shaping_set = *set;
     if (!fmt && !set->oa_format.empty()) {
       // The Xe files name the report type as the hardware does (576B_PEC64LL
       // is PEC64u64, ...; metrics/report_type.hpp).
@@ -166,6 +169,8 @@ int cmd_emulate(const std::vector<std::string>& args) {
     c.faults = *fs;
   }
   c.overrun_disable = a->has("overrun-disable");
+  // The named set's formulas say where its clock is (emu/set_model.hpp).
+  if (shaping_set) emu::shape_for_set(c, *shaping_set);
   emu::output_kind k{};
   if (*kind == "raw") {
     k = emu::output_kind::raw;

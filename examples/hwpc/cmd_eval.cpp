@@ -18,13 +18,16 @@ namespace {
 
 const command_spec eval_spec{
     "eval",
-    "hwpc eval [--syntax rpn|infix] --expr EXPR [--var NAME=VALUE]...",
+    "hwpc eval [--syntax rpn|infix] [--arithmetic mdapi|igt] --expr EXPR [--var NAME=VALUE]...",
     "Compiles EXPR and prints its value: integers (u64) without a decimal point, doubles\n"
     "in the shortest form that reads back as the same value. Names ($Name or bare in\n"
     "infix; A 3 READ reads A3) must be given a value with --var. Without --syntax the\n"
     "formula is read as infix unless it parses only as RPN. Errors name the column (exit status "
     "2).",
     {{"syntax", "rpn|infix", "the formula syntax (default: infix, or RPN if only that parses)"},
+     {"arithmetic", "mdapi|igt",
+      "integer products and quotients used as doubles: exact, as Intel's metrics-discovery "
+      "(default), or truncated, as IGT (see docs/expressions.md)"},
      {"expr", "EXPR", "the formula"},
      {"var", "NAME=VALUE", "bind a name: an integer (u64) or a decimal (double)", true}},
     0,
@@ -62,6 +65,13 @@ int cmd_eval(const std::vector<std::string>& args) {
     }
   }
 
+  auto arith = expr::arithmetic::mdapi;
+  if (auto a = parsed->get("arithmetic")) {
+    const auto v = expr::parse_arithmetic(*a);
+    if (!v) return fail("eval", "--arithmetic must be mdapi or igt, not '" + *a + "'", exit_usage);
+    arith = *v;
+  }
+
   expr::symbol_table symbols;
   std::vector<expr::value> values;
   for (const std::string& v : parsed->all("var")) {
@@ -79,10 +89,10 @@ int cmd_eval(const std::vector<std::string>& args) {
     }
   }
 
-  auto compiled = expr::compile(*text, syntax.value_or(expr::syntax::infix), symbols);
+  auto compiled = expr::compile(*text, syntax.value_or(expr::syntax::infix), symbols, arith);
   if (!compiled && !syntax) {
     // Not infix: RPN if that parses; otherwise the error of whichever syntax got further.
-    auto rpn = expr::compile(*text, expr::syntax::rpn, symbols);
+    auto rpn = expr::compile(*text, expr::syntax::rpn, symbols, arith);
     if (rpn || rpn.error_value().offset > compiled.error_value().offset) compiled = std::move(rpn);
   }
   if (!compiled) return fail("eval", compiled.error_value().describe(), exit_bad_input);

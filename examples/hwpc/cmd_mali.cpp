@@ -20,6 +20,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/mali.hpp"
+#include "hwpc/mali/plausibility.hpp"
 #include "hwpc/mali/rows.hpp"
 #include "hwpc/mali/tracks.hpp"
 #include "hwpc/output/chrome_json.hpp"
@@ -51,7 +52,8 @@ const command_spec mali_spec{
     "Mali capture header (HWPCMALI; docs/mali.md) names its reader, GPU_ID, L2 slices and\n"
     "core mask itself; options may repeat them but not contradict them.\n"
     "CSV columns: report (sample index),offset,timestamp (end, ns),every counter of the GPU's\n"
-    "table summed over its block instances,reason,ctx_id (empty), then with --bus-width-bits\n"
+    "table summed over its block instances (--names: hardware or Streamline names),reason,\n"
+    "ctx_id (empty), then with --bus-width-bits\n"
     "the derived counters (Mali-G72: the counter guide's; other GPUs or --derived database:\n"
     "Arm's database's, those that do not need the sample's duration); with kinstr, lost\n"
     "(a gap in the kernel's sample sequence numbers is a lost row, reason sequence-gap).\n"
@@ -60,7 +62,9 @@ const command_spec mali_spec{
     "tracks per GPU / block / core (docs/perfetto.md).\n"
     "The GPU is never guessed: --gpu takes any name from Arm's ProductInfo (mali-g78, G78,\n"
     "Immortalis-G925) or a raw GPU_ID (32- or 64-bit form). Malformed input exits with\n"
-    "status 2 and the byte offset.",
+    "status 2 and the byte offset. Samples that break a physical bound under the chosen GPU\n"
+    "(an *_ACTIVE counter above GPU_ACTIVE, a percentage above 100, ...; docs/mali.md) are\n"
+    "named on stderr as warnings (a wrong --gpu shows up so); the exit status is unchanged.",
     {{"gpu", "NAME|GPU_ID", "the GPU (required unless a capture file's header names it)"},
      {"reader", "vinstr|kinstr", "the kernel reader that produced FILE (default vinstr)"},
      {"l2-slices", "N", "number of L2 slices (memory blocks; required without a header)"},
@@ -75,6 +79,10 @@ const command_spec mali_spec{
      {"output", "csv|json|perfetto|chrome-json|html",
       "output format (default csv; html: hwpc report)"},
      {"per-instance", "", "also each L2 slice's and shader core's counters"},
+     {"max-clock-mhz", "F",
+      "the GPU's highest clock: GPU_ACTIVE beyond duration x F is a plausibility warning"},
+     {"names", "hardware|streamline",
+      "counter column names: hardware (default, GPU_ACTIVE) or Streamline (MaliGPUActiveCy)"},
      {"summary", "", "one row: every sample's counters totalled, derived counters of the totals"},
      {"list-gpus", "", "list every GPU (product id, names, layout, readers) and exit"}},
     0,
@@ -96,6 +104,21 @@ int list_gpus() {
                 p.table->values_per_block == mali::counters_per_block ? "vinstr kinstr" : "kinstr");
   }
   return exit_ok;
+}
+
+// The checker's findings on stderr: the first few, then how many in all.
+void report_plausibility(const mali::plausibility_checker& c, const mali::gpu_product& gpu) {
+  if (c.total_findings() == 0) return;
+  constexpr std::size_t shown = 20;
+  const auto& f = c.findings();
+  for (std::size_t i = 0; i < f.size() && i < shown; ++i) {
+    std::fprintf(stderr, "hwpc mali: warning: %s\n", f[i].describe().c_str());
+  }
+  std::fprintf(stderr,
+               "hwpc mali: warning: %llu value(s) break physical bounds under %.*s (docs/mali.md, "
+               "\"Plausibility checks\"): is --gpu right?\n",
+               static_cast<unsigned long long>(c.total_findings()),
+               static_cast<int>(gpu.name.size()), gpu.name.data());
 }
 
 }  // namespace
@@ -134,9 +157,9 @@ int cmd_mali(const std::vector<std::string>& args) {
     if (!gpu) return fail("mali", "--gpu: " + gpu.error_value().describe(), exit_usage);
     gpu_opt = *gpu;
   }
-  std::optional<std::uint64_t> numbers[3];
-  const char* names[3] = {"l2-slices", "core-mask", "bus-width-bits"};
-  for (int i = 0; i < 3; ++i) {
+  std::optional<std::uint64_t> numbers[4];
+  const char* names[4] = {"l2-slices", "core-mask", "bus-width-bits", "max-clock-mhz"};
+  for (int i = 0; i < 4; ++i) {
     if (const auto text = parsed->get(names[i])) {
       numbers[i] = parse_mali_number(*text);
       if (!numbers[i]) {
@@ -162,6 +185,9 @@ int cmd_mali(const std::vector<std::string>& args) {
                 "--counters-only leaves out the derived counters that --bus-width-bits and "
                 "--derived ask for: drop one",
                 exit_usage);
+  }
+  if (numbers[3] && (*numbers[3] == 0 || *numbers[3] > 4000)) {
+    return fail("mali", "--max-clock-mhz: expected 1..4000", exit_usage);
   }
 
   const std::string& path = parsed->positional[0];
@@ -283,7 +309,13 @@ int cmd_mali(const std::vector<std::string>& args) {
   if (perfetto && ::isatty(STDOUT_FILENO) != 0) {
     return fail("mali", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
   }
+  const std::string naming = parsed->get("names").value_or("hardware");
+  if (naming != "hardware" && naming != "streamline") {
+    return fail("mali", "--names: expected hardware or streamline", exit_usage);
+  }
   mali::row_options ropt;
+  ropt.names =
+      naming == "streamline" ? mali::counter_naming::streamline : mali::counter_naming::hardware;
   ropt.timed = reader == "kinstr" || header.has_value();
   ropt.losses = reader == "kinstr";
   if (perfetto || parsed->has("per-instance")) ropt.per_instance = layout;
@@ -326,7 +358,15 @@ int cmd_mali(const std::vector<std::string>& args) {
     w = &csv.emplace(out, schema);
   }
 
-  auto write_row = [&](const row& r) { w->write(r); };
+  // Physics checks on every row; findings go to stderr after the rows.
+  mali::plausibility_options popt;
+  if (numbers[3]) popt.max_clock_hz = *numbers[3] * 1'000'000;
+  // The rows' own derived counters are checked when they are the database's.
+  mali::plausibility_checker checker(table, layout, popt, metrics ? &*metrics : nullptr);
+  auto write_row = [&](const row& r) {
+    checker.check(r);
+    w->write(r);
+  };
   result<accounting> acc = accounting{};
   if (reader == "vinstr") {
     auto cap = mali::vinstr_capture::make(table, layout, payload, base, header.has_value());
@@ -346,6 +386,7 @@ int cmd_mali(const std::vector<std::string>& args) {
   }
   w->end(*acc);
   out.flush();
+  report_plausibility(checker, *gpu);
   if (metric_error) return fail("mali", metric_error->describe(), exit_bad_input);
   return exit_ok;
 }

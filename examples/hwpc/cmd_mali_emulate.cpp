@@ -38,10 +38,13 @@ const command_spec emulate_spec{
     "                  [--samples K] [--seed S] [--period-ns P] --out FILE [--truth TRUTH.csv]",
     "Writes an hwpc Mali capture file of K emulated samples of the GPU (its GPU_ID, reader, L2\n"
     "slices and core mask in the header) with a seeded workload: GPU_ACTIVE is the active\n"
-    "cycles of each period (at 1 GHz), every other counter of every block at most that;\n"
+    "cycles of each period (at 1 GHz), every other counter of every block at most that, and\n"
+    "the counters keep the GPU's physics (misses within lookups, histograms within their\n"
+    "totals, ...: every derived counter in its range; docs/mali.md);\n"
     "vinstr gap blocks and kinstr blocks that are off or protected hold garbage. --truth\n"
     "writes, per sample, its report index, timestamp (end, ns) and every counter of the GPU's\n"
-    "table summed over its block instances: the columns `hwpc mali FILE` must print.",
+    "table summed over its block instances and scaled by its shift: the columns `hwpc mali FILE`\n"
+    "must print.",
     {{"gpu", "NAME|GPU_ID", "the GPU to emulate (required)"},
      {"reader", "vinstr|kinstr", "vinstr (default; 64-value GPUs only) or kinstr_prfcnt"},
      {"l2-slices", "N", "number of L2 slices (default 1)"},
@@ -77,6 +80,7 @@ int cmd_mali_emulate(const std::vector<std::string>& args) {
   o.gpu_id = mali::gpu_id_of_product((*gpu)->product_id);
   o.csf = mali::is_csf_product((*gpu)->product_id);
   o.values_per_block = (*gpu)->table->values_per_block;
+  o.table = (*gpu)->table;  // the workload keeps the GPU's physics
   const std::string reader = parsed->get("reader").value_or("vinstr");
   if (reader != "vinstr" && reader != "kinstr") {
     return fail("mali emulate", "--reader: expected vinstr or kinstr", exit_usage);
@@ -121,7 +125,8 @@ int cmd_mali_emulate(const std::vector<std::string>& args) {
     for (std::size_t k = 0; k < e.truth.size(); ++k) {
       csv += std::to_string(k) + "," + std::to_string(e.end_ns[k]);
       for (const mali::hw_counter& c : (*gpu)->table->counters) {
-        csv += "," + std::to_string(e.truth[k][c.id]);
+        // As hwpc mali prints it: scaled by the counter's shift.
+        csv += "," + std::to_string(mali::scale_counter(e.truth[k][c.id], c.shift));
       }
       csv += "\n";
     }

@@ -35,7 +35,8 @@ inline void say_where_metric_files_come_from(error& e) {
 inline result<metrics::row_metrics> load_metric_columns(
     [[maybe_unused]] const std::string& path, [[maybe_unused]] const std::string& set_symbol,
     [[maybe_unused]] const row_schema& schema,
-    [[maybe_unused]] const metrics::device_values& device) {
+    [[maybe_unused]] const metrics::device_values& device,
+    [[maybe_unused]] expr::arithmetic arith = expr::arithmetic::mdapi) {
   auto plain = [](errc code, std::string message) {
     return error{code, 0, std::move(message), error_anchor::none};
   };
@@ -59,7 +60,7 @@ inline result<metrics::row_metrics> load_metric_columns(
     return plain(errc::unknown_name,
                  path + " has no set '" + set_symbol + "' (sets: " + names + ")");
   }
-  auto m = metrics::row_metrics::make(*set, device, schema);
+  auto m = metrics::row_metrics::make(*set, device, schema, metrics::intel_input, arith);
   if (!m && m.error_value().message.find("device variable") != std::string::npos) {
     error e = m.error_value();
     e.message += " (give it with --device-var NAME=VALUE)";

@@ -2,6 +2,7 @@
 // sharing, compile-time, scalar and batch evaluators. See docs/expressions.md.
 #pragma once
 
+#include "hwpc/expr/arithmetic.hpp"
 #include "hwpc/expr/batch.hpp"
 #include "hwpc/expr/builder.hpp"
 #include "hwpc/expr/compile.hpp"

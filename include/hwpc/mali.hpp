@@ -11,6 +11,7 @@
 #include "hwpc/mali/g72_metrics.hpp"
 #include "hwpc/mali/gpu.hpp"
 #include "hwpc/mali/kinstr_prfcnt.hpp"
+#include "hwpc/mali/plausibility.hpp"
 #include "hwpc/mali/sample.hpp"
 #include "hwpc/mali/streamline_names.hpp"
 #include "hwpc/mali/table.hpp"

@@ -83,9 +83,13 @@ def read_layout(path):
                 raise InputError(f"{path}: {btype} {name} index {index} outside {HEADER_VALUES}..{size - 1}")
             if index in indices or name in names:
                 raise InputError(f"{path}: {btype} duplicate index {index} or name {name}")
+            # Arm's sampler reports value << shift (FACTS-mali section 6); absent = 0.
+            shift = int(c.get("shift", "0"))
+            if not (0 <= shift < 32):
+                raise InputError(f"{path}: {btype} {name} shift {shift} outside 0..31")
             indices.add(index)
             names.add(name)
-            counters.append((order, index, enum, name))
+            counters.append((order, index, enum, name, shift))
     if seen_types != set(BLOCK_TYPES):
         raise InputError(f"{path}: block types {sorted(seen_types)}, expected all four")
     if len(sizes) != 1 or next(iter(sizes)) not in (64, 128):
@@ -167,9 +171,9 @@ def header_preamble(what, sources):
 def write_layout(out_dir, sources, key, size, counters, architecture, info):
     stem = stem_of(key)
     streamline, derived = info
-    where = {name: (enum, index) for _, index, enum, name in counters}
+    where = {name: (enum, index) for _, index, enum, name, _ in counters}
     per_block = {enum: 0 for _, (_, enum) in BLOCK_TYPES.items()}
-    for _, _, enum, _ in counters:
+    for _, _, enum, _, _ in counters:
         per_block[enum] += 1
     lines = header_preamble(
         f"The {key} hardware layout: every counter's block and index, its Streamline\n"
@@ -182,11 +186,13 @@ def write_layout(out_dir, sources, key, size, counters, architecture, info):
         "namespace detail {",
         f"// {len(counters)} counters (" + ", ".join(f"{e} {n}" for e, n in per_block.items()) +
         "),",
-        "// sorted by block type, then index.",
+        "// sorted by block type, then index; a third field is the counter's shift",
+        "// (<Counter shift=\"n\">: Arm reports value << n), given only when not 0.",
         f"inline constexpr hw_counter {stem}_counters[] = {{",
     ]
-    for _, index, enum, name in counters:
-        lines.append(f"    {{{{block_type::{enum}, {index}}}, {cxx_string(name)}}},")
+    for _, index, enum, name, shift in counters:
+        tail = f", {shift}" if shift else ""
+        lines.append(f"    {{{{block_type::{enum}, {index}}}, {cxx_string(name)}{tail}}},")
     lines += ["};", "",
               f"// Mali-CounterInfo-*.xml entries without <Equation> listing {key}: MachineName,",
               "// hardware counter (SourceName, or SourceAlias where the layout uses it), GroupName,",

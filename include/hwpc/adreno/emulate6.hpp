@@ -2,10 +2,12 @@
 // seeded workload as the freedreno drivers emit it — a top-level command
 // buffer calling, through a 64-bit CP_INDIRECT_BUFFER, a buffer that sets the
 // render mode (CP_SET_MARKER) and a draw-state group, and runs rounds of
-// occlusion queries, timestamps, pipeline statistics and counter programming
-// and sampling (on A7XX on both the BR and the BV thread) — and the truth: the
-// lines `hwpc adreno --queries` must print for it (docs/adreno.md,
-// "Emulator").
+// occlusion queries, timestamps, pipeline statistics (gallium's one-pair
+// and turnip's all-pairs reads), gallium's time elapsed, stream-out counts and
+// counter programming and sampling (on A7XX on both the BR and the BV thread),
+// with the query memory dumped — and the truth: the lines `hwpc adreno
+// --queries` must print for it and the rows `--output` must give
+// (docs/adreno.md, "Emulator").
 //
 // As emulate.hpp: packed with the emulator's own encoder from the values
 // FACTS-adreno6 gives (sections 1, 2.3, 4, 5), never the decoder's tables.
@@ -15,18 +17,20 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwpc/adreno/emulate.hpp"
 
 namespace hwpc::adreno {
 
-// One row `hwpc adreno --output csv` must give: its reason, the one column
-// that holds a value, and the value.
+// One row `hwpc adreno --output csv` must give: its reason, the columns
+// that hold a value (every other column is empty) and its time in ticks.
 struct emulated6_row {
   std::string reason;
-  std::string column;  // "samples_passed", "gpu_time" or a counter column such as "TSE_0"
-  std::uint64_t value = 0;
+  // e.g. {"samples_passed", n}, {"gpu_time", ns}, {"TSE_0", v}, {"ps_invocations", end - begin}
+  std::vector<std::pair<std::string, std::uint64_t>> values;
+  std::uint64_t begin = 0, end = 0;
 };
 
 struct adreno6_emulation {
@@ -74,8 +78,13 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
   m.id = 0;
   const std::string ts = "timestamp (always-on counter, 19.2 MHz) -> ";
   // The query memory (dumped) and the rows its values give, in stream order.
-  std::vector<std::uint32_t> mem(0x100 * o.rounds / 4, 0);
+  constexpr std::uint64_t round_bytes = 0x200;
+  std::vector<std::uint32_t> mem(round_bytes * o.rounds / 4, 0);
   std::vector<emulated6_row> rows;
+  std::uint64_t last = 0;  // the last timestamp written: the time of rows without their own
+  const auto row = [&](std::string reason, std::vector<std::pair<std::string, std::uint64_t>> v) {
+    rows.push_back({std::move(reason), std::move(v), last, last});
+  };
   const auto store = [&](std::uint64_t addr, std::uint64_t v) {
     mem[(addr - memory) / 4] = static_cast<std::uint32_t>(v);
     mem[(addr - memory) / 4 + 1] = static_cast<std::uint32_t>(v >> 32);
@@ -84,7 +93,8 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
   const auto stamp = [&](std::uint64_t addr) {
     clock += 1 + r.next() % 100'000;
     store(addr, clock);
-    rows.push_back({"timestamp", "gpu_time", clock * 625 / 12});  // 1e9 / 19.2e6 = 625 / 12
+    last = clock;
+    row("timestamp", {{"gpu_time", clock * 625 / 12}});  // 1e9 / 19.2e6 = 625 / 12
   };
   const std::string occ = "sample count (occlusion) -> ";
 
@@ -106,10 +116,12 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
   m.put64(group_ib);
   m.put({(5u << 24) | (1u << 17), 0, 0});
   for (std::uint32_t k = 0; k < o.rounds; ++k) {
-    const std::uint64_t slot = memory + 0x100 * k;  // 48-byte occlusion slot, then timestamps
+    // 48-byte occlusion slot, timestamps at +48, pipeline statistics +64, counters +0xf0,
+    // a time-elapsed slot +0x100, a stream-out slot +0x140.
+    const std::uint64_t slot = memory + round_bytes * k;
     const std::uint64_t samples = r.next() % 1'000'000;
     store(slot + 24, samples);  // the slot's result
-    rows.push_back({"occlusion", "samples_passed", samples});
+    row("occlusion", {{"samples_passed", samples}});
     // Occlusion begin and end.
     if (a7xx) {
       // A750 has the event-write sample count (F6 4.2): an opening write on &start, then a
@@ -144,23 +156,43 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
     stamp(slot + 56);
     m.put({type7(0x3e, 3), 0x40080980});
     m.put64(slot + 56);
-    // Pipeline statistics: all eleven pairs, or one seeded pair.
+    // Pipeline statistics: all eleven pairs (turnip: begin +0, end +88) or one seeded pair
+    // (gallium: begin +0, end +8), between the start and stop events of the primitive
+    // counters (1-dword event writes, not queries), each read after a wait for idle.
     const std::uint32_t first = static_cast<std::uint32_t>(r.next() % 2 == 0 ? 0 : r.next() % 11);
     static constexpr const char* stats[] = {"IAVERTICES",    "IAPRIMITIVES",  "VSINVOCATIONS",
                                             "HSINVOCATIONS", "DSINVOCATIONS", "GSINVOCATIONS",
                                             "GSPRIMITIVES",  "CINVOCATIONS",  "CPRIMITIVES",
                                             "PSINVOCATIONS", "CSINVOCATIONS"};
+    static constexpr const char* stat_columns[] = {
+        "ia_vertices",    "ia_primitives",  "vs_invocations", "hs_invocations",
+        "ds_invocations", "gs_invocations", "gs_primitives",  "c_invocations",
+        "c_primitives",   "ps_invocations", "cs_invocations"};
     const std::uint32_t pairs = first == 0 ? 11 : 1;
-    m.mark("pipeline statistics " + std::string(stats[first]) +
-           (pairs > 1 ? std::string("..") + stats[first + pairs - 1] : std::string()) + " -> " +
-           hex_of(slot + 64));
-    m.put({type7(0x3e, 3), (1u << 30) | ((2 * pairs) << 18) | (0x0540 + 2 * first)});
-    m.put64(slot + 64);
+    const std::string stat_text =
+        "pipeline statistics " + std::string(stats[first]) +
+        (pairs > 1 ? std::string("..") + stats[first + pairs - 1] : std::string()) + " -> ";
+    std::vector<std::pair<std::string, std::uint64_t>> deltas;
+    m.put({type7(0x46, 1), 0x0b});  // START_PRIMITIVE_CTRS
+    for (const std::uint64_t at : {slot + 64, slot + 64 + 8 * pairs}) {
+      m.put({type7(0x26, 0)});  // CP_WAIT_FOR_IDLE
+      m.mark(stat_text + hex_of(at));
+      m.put({type7(0x3e, 3), (1u << 30) | ((2 * pairs) << 18) | (0x0540 + 2 * first)});
+      m.put64(at);
+    }
+    m.put({type7(0x46, 1), 0x0c});  // STOP_PRIMITIVE_CTRS
+    for (std::uint32_t i = 0; i < pairs; ++i) {
+      const std::uint64_t b = r.next() >> 24, d = r.next() % 1'000'000;
+      store(slot + 64 + 8 * i, b);
+      store(slot + 64 + 8 * pairs + 8 * i, b + d);
+      deltas.emplace_back(stat_columns[first + i], d);
+    }
+    row("pipeline-statistics", std::move(deltas));
     // Counter sampling: TSE counter 0 (LO 0x0466 on A6XX, 0x0366 on A7XX).
     m.mark("counter sample: TSE counter 0 -> " + hex_of(slot + 0xf0));
     const std::uint64_t tse0 = r.next() >> 8;
     store(slot + 0xf0, tse0);
-    rows.push_back({std::string("PERF_TSE_") + tse[tse_countable], "TSE_0", tse0});
+    row(std::string("PERF_TSE_") + tse[tse_countable], {{"TSE_0", tse0}});
     m.put({type7(0x3e, 3), (1u << 30) | (a7xx ? 0x0366u : 0x0466u)});
     m.put64(slot + 0xf0);
     if (a7xx) {
@@ -173,7 +205,7 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
       m.mark("counter sample: BV_TSE counter 1 -> " + hex_of(slot + 0xf8));
       const std::uint64_t v = r.next() >> 8;
       store(slot + 0xf8, v);
-      rows.push_back({std::string("PERF_BV_TSE_") + tse[c], "BV_TSE_1", v});
+      row(std::string("PERF_BV_TSE_") + tse[c], {{"BV_TSE_1", v}});
       m.put({type7(0x3e, 3), 0x4000048e});
       m.put64(slot + 0xf8);
       m.put({type7(0x17, 1), 0x80000001});
@@ -187,10 +219,56 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
       m.mark("counter sample: CP counter 1 -> " + hex_of(slot + 0xf8));
       const std::uint64_t v = r.next() >> 8;
       store(slot + 0xf8, v);
-      rows.push_back({std::string("PERF_CP_") + cp[c], "CP_1", v});
+      row(std::string("PERF_CP_") + cp[c], {{"CP_1", v}});
       m.put({type7(0x3e, 3), 0x40000402});
       m.put64(slot + 0xf8);
     }
+    // Gallium's time elapsed (F6 4.3): an event-write timestamp to +16 of the 40-byte slot,
+    // one to +32, then result (+24) += stop - start. The begin is also a timestamp row.
+    const std::uint64_t te = slot + 0x100;
+    for (const std::uint64_t at : {te + 16, te + 32}) {
+      m.mark(ts + hex_of(at));
+      if (a7xx) {
+        m.put({type7(0x46, 3), 0x08300016});
+        m.put64(at);
+      } else {
+        m.put({type7(0x46, 4), 0x40000016});
+        m.put64(at);
+        m.put({0});
+      }
+    }
+    m.put({type7(0x26, 0)});
+    m.accumulate(te + 24, te + 32, te + 16);
+    stamp(te + 16);
+    const std::uint64_t started = clock, ticks = 1 + r.next() % 10'000'000;
+    clock += ticks;
+    store(te + 32, clock);
+    store(te + 24, ticks);
+    rows.push_back({"time-elapsed",
+                    {{"time_elapsed", (ticks / 12) * 625 + (ticks % 12) * 625 / 12}},
+                    started,
+                    clock});
+    last = clock;
+    // Stream-out (F6 4.5): VPC_SO_QUERY_BASE then WRITE_PRIMITIVE_COUNTS, to +32 (begin) and
+    // +96 (end) of the slot; four streams of {written, generated}.
+    const std::uint64_t so = slot + 0x140;
+    std::vector<std::pair<std::string, std::uint64_t>> so_deltas;
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      const std::uint64_t b = r.next() >> 30, d = r.next() % 100'000;
+      store(so + 32 + 8 * i, b);
+      store(so + 96 + 8 * i, b + d);
+      so_deltas.emplace_back(
+          std::string(i % 2 == 0 ? "primitives_written_" : "primitives_generated_") +
+              std::to_string(i / 2),
+          d);
+    }
+    for (const std::uint64_t at : {so + 32, so + 96}) {
+      m.put({type4(0x9218, 2)});
+      m.put64(at);
+      m.mark("stream-out counts (4 streams x {written, generated}) -> " + hex_of(at));
+      m.put({type7(0x46, 1), 0x09});
+    }
+    row("stream-out", std::move(so_deltas));
   }
   m.put({type7(0x26, 0)});  // CP_WAIT_FOR_IDLE
 

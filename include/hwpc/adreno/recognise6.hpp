@@ -40,6 +40,9 @@ struct query6_event {
   std::uint32_t count = 0;
   std::uint64_t address = 0;
   cp_thread thread = cp_thread::both;
+  // A timestamp written by an event (gallium), not copied from the register
+  // (turnip): only those pair into time-elapsed results (rows6.hpp).
+  bool event_write = false;
 };
 
 class recogniser6 {
@@ -171,6 +174,7 @@ class recogniser6 {
     if (!stamped) return;
     e.what = query6_event::kind::timestamp;
     e.address = p.qword(1);
+    e.event_write = true;
     on_event(e);
   }
 

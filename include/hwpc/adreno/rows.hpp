@@ -1,4 +1,4 @@
-// Adreno A5xx query results as rows of the row contract (core/row.hpp), so
+// Adreno query results as rows of the row contract (core/row.hpp), so
 // `hwpc adreno --output ...` writes through the same CSV, JSON, Perfetto and
 // summary writers as Intel and Mali (docs/adreno.md, "Rows").
 //
@@ -7,33 +7,31 @@
 //   auto done = hwpc::adreno::for_each_row(input_kind::rd, bytes, s, on_row, on_issue);
 //
 // A row is one query result: an occlusion end (`samples_passed`, the slot's
-// result), a paired time-elapsed end (`time_elapsed`, stop - start), a
-// timestamp nothing pairs with or an always-on sample (`gpu_time`, ns), or a
-// performance-counter read (a column per counter sampled anywhere in the
-// input, named `<GROUP>_<n>`, the counter's 32- or 64-bit value as copied).
-// Every column is a metric cell: a row fills the one its query produces and
-// leaves the others none (empty in CSV, null in JSON, no value in Perfetto).
+// result), a time-elapsed end (`time_elapsed`, stop - start), a timestamp or
+// an always-on sample (`gpu_time`, ns), a performance-counter read (a column
+// per counter sampled anywhere in the input, `<GROUP>_<n>`, the value as
+// copied), and on A6XX/A7XX a pipeline-statistics or stream-out end (a column
+// per count, end - begin; rows6.hpp). Columns: row_columns.hpp. A row fills
+// the cells its query produces and leaves the others none.
 //
 // Values are read from the capture's own bytes: the buffers the .rd dumps for
 // the submit that holds the query, at the query's addresses. Hex text and raw
-// dwords hold no memory, so their values are none. A value a dump does not
-// hold in full is none too.
+// dwords hold no memory, so their values are none, as is a value a dump does
+// not hold in full.
 //
 // report: the result's index among the input's reports, a report being every
-// recognised event that reads or stores a value (occlusion begin and end,
-// timestamps, counter and always-on samples), in stream order. A begin (an
-// occlusion begin, a timestamp paired as a begin) is a stretch start: it
-// makes no row. So `reports == intervals + stretch_starts`, and every report
-// is a record (selects and other CP_MEM_TO_MEMs are not reports).
+// recognised event that reads or stores a value, in stream order. A begin
+// that is not also a timestamp row is a stretch start: it makes no row. So
+// `reports == intervals + stretch_starts` (selects are not reports).
 // offset: for .rd input, the file offset of the RD_BUFFER_CONTENTS section
 // (its header) holding the result's value; when no dump holds it, or for
 // hex and raw input, the byte offset of the query's first packet in the
 // file given (for hex text: the offset of its token in the text).
 // time: always-on counter ticks (clock_kind::gpu_timestamp, 19.2 MHz, see
 // queries.hpp). A time-elapsed row runs from its start to its stop value;
-// a timestamp is a point (begin = end = its value); occlusion ends and
-// counter reads carry no time and are placed at the last timestamp value
-// read before them (0 before the first).
+// a timestamp is a point (begin = end = its value); other rows carry no time
+// and are placed at the last timestamp value read before them (0 before the
+// first).
 #pragma once
 
 #include <algorithm>
@@ -55,43 +53,12 @@
 #include "hwpc/adreno/rd_capture.hpp"
 #include "hwpc/adreno/recognise.hpp"
 #include "hwpc/adreno/recognise6.hpp"
+#include "hwpc/adreno/row_columns.hpp"
+#include "hwpc/adreno/rows6.hpp"
 #include "hwpc/adreno/walk.hpp"
 #include "hwpc/core/row.hpp"
 
 namespace hwpc::adreno {
-
-enum class input_kind : std::uint8_t { rd, hex, bin };
-
-constexpr std::string_view input_kind_name(input_kind k) noexcept {
-  return k == input_kind::rd ? "rd" : k == input_kind::hex ? "hex" : "bin";
-}
-
-// The columns every Adreno schema starts with, then one per sampled counter.
-inline constexpr std::size_t col_samples_passed = 0;
-inline constexpr std::size_t col_time_elapsed = 1;
-inline constexpr std::size_t col_gpu_time = 2;
-inline constexpr std::size_t first_counter_column = 3;
-
-// A performance counter of a group: one column.
-struct counter_key {
-  const counter_group* group = nullptr;
-  std::uint32_t counter = 0;
-  std::string name() const { return std::string(group->name) + "_" + std::to_string(counter); }
-  friend bool operator==(const counter_key&, const counter_key&) = default;
-};
-
-inline row_schema schema_of(std::span<const counter_key> counters) {
-  row_schema s;
-  s.source = "adreno a5xx queries";
-  s.metrics.push_back({"samples_passed", "samples", column_kind::metric});
-  s.metrics.push_back({"time_elapsed", "ns", column_kind::metric});
-  s.metrics.push_back({"gpu_time", "ns", column_kind::metric});
-  for (const counter_key& k : counters)
-    s.metrics.push_back({k.name(), "events", column_kind::metric});
-  s.clock = clock_kind::gpu_timestamp;
-  s.ticks_per_second = always_on_hz;
-  return s;
-}
 
 // What a read of the input produced besides its rows.
 struct rows_done {
@@ -119,7 +86,7 @@ class result_rows final : public rd::capture_sink {
         map_(std::move(map)) {
     if (schema_ == nullptr) return;
     cells_.resize(schema_->metrics.size());
-    for (std::size_t j = first_counter_column; j < schema_->metrics.size(); ++j) {
+    for (std::size_t j = 0; j < schema_->metrics.size(); ++j) {
       column_of_[schema_->metrics[j].name] = j;
     }
   }
@@ -320,8 +287,7 @@ class result_rows final : public rd::capture_sink {
   std::optional<std::uint32_t> gpu_id_;
   std::optional<std::uint64_t> chip_id_;
   std::optional<recogniser6> rec6_;
-  std::map<std::pair<const counter_group*, std::uint32_t>, std::uint32_t> selected_;
-  std::optional<std::uint64_t> last_sample_count_;
+  rows6 rows6_;
 
   void resolve() {
     const device* d = gpu();
@@ -332,36 +298,24 @@ class result_rows final : public rd::capture_sink {
     }
   }
 
-  // A6XX/A7XX results (F6 section 4): an occlusion result when a sample count
-  // lands 16 bytes after the previous one (the slot's end after its start,
-  // gallium's and turnip's layout: +16 start, +24 result, +32 end), the value
-  // read at +24; a timestamp; a counter sample, named by the countable last
-  // selected for that counter. A begin (the first sample count) is a report
-  // that starts a stretch, as on A5XX. Pipeline statistics, stream-out and
-  // selects are not rows.
+  // A6XX/A7XX results: what each event is decided by rows6.hpp; the report
+  // accounting, the time and the cells as for A5XX.
   void handle6(const query6_event& e) {
-    using k = query6_event::kind;
-    if (e.what == k::counter_select) {
-      selected_[{e.group, e.counter}] = e.value;
-      return;
-    }
-    if (e.what != k::counter_sample && e.what != k::timestamp && e.what != k::sample_count) return;
-    const bool end =
-        e.what == k::sample_count && last_sample_count_ && e.address == *last_sample_count_ + 16;
-    if (e.what == k::sample_count)
-      last_sample_count_ = end ? std::nullopt : std::optional(e.address);
+    const result6 res =
+        rows6_.take(e, [this](std::uint64_t a, std::size_t n, std::optional<std::size_t>* section) {
+          return read(a, n, section);
+        });
+    if (res.what == result6::kind::none) return;
     const std::uint64_t report = acc_.reports;
     ++acc_.records;
     ++acc_.reports;
-    if (e.what == k::sample_count && !end) {
+    if (res.what == result6::kind::stretch_start) {
       ++acc_.stretch_starts;
       return;
     }
-    std::optional<counter_key> key;
-    if (e.what == k::counter_sample) {
-      key = counter_key{e.group, e.counter};
-      if (std::find(sampled_.begin(), sampled_.end(), *key) == sampled_.end()) {
-        sampled_.push_back(*key);
+    for (const counter_key& key : res.columns) {
+      if (std::find(sampled_.begin(), sampled_.end(), key) == sampled_.end()) {
+        sampled_.push_back(key);
       }
     }
     ++acc_.intervals;
@@ -370,26 +324,17 @@ class result_rows final : public rd::capture_sink {
     row r;
     r.report = report;
     r.begin = r.end = last_ticks_;
-    std::optional<std::size_t> section;
-    if (e.what == k::sample_count) {
-      r.reason = "occlusion";
-      if (auto v = read(e.address - 8, 8, &section)) cells_[col_samples_passed] = cell::u(*v);
-    } else if (e.what == k::timestamp) {
-      r.reason = "timestamp";
-      if (auto v = read(e.address, 8, &section)) {
-        r.begin = r.end = last_ticks_ = *v;
-        cells_[col_gpu_time] = cell::u(ticks_to_ns(*v));
-      }
-    } else {
-      const auto it = selected_.find({e.group, e.counter});
-      reason_ = it != selected_.end() ? countable_name(*e.group, it->second) : key->name();
-      r.reason = reason_;
-      if (auto v = read(e.address, 8, &section)) {
-        auto col = column_of_.find(key->name());
-        if (col != column_of_.end()) cells_[col->second] = cell::u(*v);
-      }
+    if (res.begin && res.end) {
+      r.begin = *res.begin;
+      r.end = last_ticks_ = *res.end;
     }
-    r.offset = section ? *section : map_(e.offset);
+    for (const auto& [name, v] : res.values) {
+      const auto col = column_of_.find(name);
+      if (col != column_of_.end()) cells_[col->second] = cell::u(v);
+    }
+    reason_ = res.reason;
+    r.reason = reason_;
+    r.offset = res.section ? *res.section : map_(e.offset);
     r.metrics = cells_;
     on_row_(r);
   }
@@ -410,57 +355,25 @@ inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema*
     *done = &sink;
     return reader.walk();
   }
+  // Hex text is walked as the dwords it spells, offsets mapped back into the text.
+  std::optional<hex_dwords> hex;
+  std::function<std::size_t(std::size_t)> map = [](std::size_t o) { return o; };
   if (kind == input_kind::hex) {
     const std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
     auto hd = parse_hex_text(text);
     if (!hd) return hd.error_value();
-    const hex_dwords h = std::move(*hd);
-    auto& sink =
-        holder.emplace(schema, std::move(on_row), std::move(on_issue),
-                       [&h, n = text.size()](std::size_t o) { return h.text_offset(o, n); });
-    walker w(sink, nullptr);
-    w.walk(h.bytes, 0, 0);
-    sink.finish();
-    *done = &sink;
-    return w.stats();
+    hex.emplace(std::move(*hd));
+    map = [&hex, n = text.size()](std::size_t o) { return hex->text_offset(o, n); };
   }
-  auto& sink = holder.emplace(schema, std::move(on_row), std::move(on_issue),
-                              [](std::size_t o) { return o; });
+  auto& sink = holder.emplace(schema, std::move(on_row), std::move(on_issue), std::move(map));
   walker w(sink, nullptr);
-  w.walk(data, 0, 0);
+  w.walk(hex ? byte_span(hex->bytes) : data, 0, 0);
   sink.finish();
   *done = &sink;
   return w.stats();
 }
 
 }  // namespace detail
-
-// Totals of a capture's results (`hwpc adreno --summary`), one cell per
-// schema column: samples_passed and time_elapsed summed over the rows; for
-// gpu_time and every counter, the last value read minus the first (the
-// increment over the capture, modulo 2^64); none when no row has a value.
-class result_totals {
- public:
-  explicit result_totals(const row_schema& s) : first_(s.metrics.size()), last_(s.metrics.size()) {}
-  void add(const row& r) {
-    for (std::size_t j = 0; j < r.metrics.size() && j < first_.size(); ++j) {
-      if (!r.metrics[j].is_u64()) continue;
-      if (!first_[j]) first_[j] = j <= col_time_elapsed ? 0 : r.metrics[j].bits;
-      last_[j] =
-          j <= col_time_elapsed ? last_[j].value_or(0) + r.metrics[j].bits : r.metrics[j].bits;
-    }
-  }
-  std::vector<cell> cells() const {
-    std::vector<cell> out(first_.size());
-    for (std::size_t j = 0; j < out.size(); ++j) {
-      if (first_[j]) out[j] = cell::u(*last_[j] - *first_[j]);
-    }
-    return out;
-  }
-
- private:
-  std::vector<std::optional<std::uint64_t>> first_, last_;
-};
 
 // The performance counters the input samples, in order of first sample: the
 // counter columns of its schema.

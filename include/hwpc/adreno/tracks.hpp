@@ -5,6 +5,8 @@
 //
 //   <capture>
 //     queries                     samples_passed, time_elapsed, gpu_time
+//       pipeline statistics       ia_vertices, ... (A6XX/A7XX)
+//       stream-out                primitives_written_0, ... (A6XX/A7XX)
 //     performance counters
 //       CP                        CP_1, ...
 //       SP                        SP_3, ...
@@ -23,7 +25,12 @@ inline output::perfetto::track_layout track_layout_of(std::span<const counter_ke
   output::perfetto::track_layout l;
   l.metrics.assign(first_counter_column, {"queries"});
   for (const counter_key& k : counters) {
-    l.metrics.push_back({"performance counters", std::string(k.group->name)});
+    if (k.group != nullptr) {
+      l.metrics.push_back({"performance counters", std::string(k.group->name)});
+    } else {
+      l.metrics.push_back(
+          {"queries", k.column.starts_with("primitives_") ? "stream-out" : "pipeline statistics"});
+    }
   }
   return l;
 }

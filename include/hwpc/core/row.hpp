@@ -13,8 +13,9 @@
 // next one. Writers (output/) print a row without knowing which GPU made it.
 //
 // Accounting: every report and record a reader reads ends up in exactly one
-// bucket, so `records == intervals + filtered + stretch_starts + skipped_zero
-// + lost + unknown` holds for any input (test_core_accounting.cpp).
+// bucket, so `records == intervals + filtered + stretch_starts + unbridged +
+// skipped_zero + lost + unknown` holds for any input (test_core_accounting.cpp).
+// `across_loss` counts the intervals (of `intervals`) that span a loss.
 #pragma once
 
 #include <bit>
@@ -100,7 +101,9 @@ struct accounting {
   std::uint64_t reports = 0;         // report slots or report records among them
   std::uint64_t intervals = 0;       // rows written
   std::uint64_t filtered = 0;        // intervals dropped by a context filter
-  std::uint64_t stretch_starts = 0;  // first report after the start or a loss: no interval
+  std::uint64_t stretch_starts = 0;  // first report of the input or after a gap: no interval
+  std::uint64_t unbridged = 0;       // first report after a loss its interval cannot span exactly
+  std::uint64_t across_loss = 0;     // intervals (of `intervals`) kept across a loss
   std::uint64_t skipped_zero = 0;    // reports never written (zero RPT_ID)
   std::uint64_t report_lost = 0;     // loss records by kind
   std::uint64_t buffer_lost = 0;
@@ -117,7 +120,7 @@ struct accounting {
   constexpr bool anything_dropped() const noexcept { return skipped() != 0 || lost() != 0; }
   // The invariant: every record is in exactly one bucket.
   constexpr bool balanced() const noexcept {
-    return reports == intervals + filtered + stretch_starts + skipped_zero &&
+    return reports == intervals + filtered + stretch_starts + unbridged + skipped_zero &&
            records == reports + lost() + unknown;
   }
 };

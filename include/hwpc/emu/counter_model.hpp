@@ -43,7 +43,8 @@ struct model_node {
   std::array<std::uint16_t, 2> minus{none, none};
   std::uint32_t mult = 1;
   role share = role::full;
-  bool counter = false;  // whether the node is a counter (out_bank, out_index)
+  bool round_up = false;  // ceil instead of floor (a count of items that each take time)
+  bool counter = false;   // whether the node is a counter (out_bank, out_index)
   bank out_bank = bank::a;
   std::uint8_t out_index = 0;
 };
@@ -131,7 +132,7 @@ class counter_model {
       src *= m.mult;
       const std::uint64_t r =
           m.share == role::full ? 1000 : share[static_cast<std::size_t>(m.share)];
-      d[n] = src / 1000 * r + src % 1000 * r / 1000;
+      d[n] = src / 1000 * r + (src % 1000 * r + (m.round_up ? 999 : 0)) / 1000;
     }
   }
 
@@ -173,7 +174,7 @@ class counter_model {
   }
 
   // Gen6/7 per-stage rows from PRM base b: active (b), stall (b+1), core
-  // stall (b+2), threads loaded (b+3), ready but not running (b+4, SNB).
+  // stall (b+2), threads (b+3), ready but not running (b+4, SNB).
   // Each stage takes its role's share of what the earlier stages left; the
   // last takes the rest, so the stages' active times add up to A0.
   struct stage {
@@ -187,9 +188,17 @@ class counter_model {
       const idx s = out(add({rest_s}, {}, 1, st.split), bank::a, st.base + 1u);
       const idx x = add({rest_x}, {}, 1, st.split);
       out(add({s}, {}, 1, role::core_stall), bank::a, st.base + 2u);
-      // Threads loaded, summed over clocks: one for every active or stalled
-      // EU cycle of the stage, plus threads waiting on otherwise idle EUs.
-      out(add({a, s, x}, {}, 1, role::full), bank::a, st.base + 3u);
+      // Threads, a count: the HSW file reads the row as the stage's hardware
+      // threads dispatched (VsThreads = A5) and divides the active and
+      // stalled EU cycles by it (VsEuActivePerThread = A2 / A5, at most 100
+      // cycles). Each thread runs 20 to 100 active EU cycles (10 x the
+      // dispatch share of 1..5 thousandths, rounded up), so a step with any
+      // active time dispatches at least one thread and A2 <= 100 x A5 holds
+      // in every step, and so in every interval. (A count of loaded thread
+      // cycles, at least the active cycles, would make every *PerThread
+      // metric 0 under integer division.)
+      const idx threads = out(add({a}, {}, 10, role::thread_dispatch), bank::a, st.base + 3u);
+      nodes_[threads].round_up = true;
       if (ready_row) out(add({s}, {}, 1, role::ready), bank::a, st.base + 4u);
       rest_a = add({rest_a}, {a}, 1, role::full);
       rest_s = add({rest_s}, {s}, 1, role::full);

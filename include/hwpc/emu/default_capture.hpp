@@ -34,10 +34,12 @@ struct default_capture_data {
   truth_table truth;           // what decoding them must give
 };
 
-// Never fails for the fixed configuration (a test holds it to that).
-inline default_capture_data default_capture() {
+// Never fails for the fixed configuration (a test holds it to that). A
+// configuration derived from it (shape_for_set, emu/set_model.hpp: the clock
+// signal a metric set reads) makes the same capture for that set.
+inline default_capture_data default_capture(const config& cfg = default_capture_config()) {
   default_capture_data d;
-  d.cfg = default_capture_config();
+  d.cfg = cfg;
   auto cap = emulate(d.cfg);
   if (!cap) return d;
   d.raw = raw_file(*cap);

@@ -287,19 +287,20 @@ struct report_values : counter_banks {
 };
 
 // How the OA unit of a platform writes its TIME_STAMP ticks into a report
-// (docs/formats.md, "TIME_STAMP on DG2 and MTL"). DG2's 32-bit field holds
-// the ticks doubled, so bit 0 is always zero and only 31 bits of ticks fit:
-// the ticks wrap at 2^31 where the field wraps at 2^32. Meteor Lake and every
-// other platform write the ticks as they are; a 64-bit field holds them whole.
+// (docs/formats.md, "TIME_STAMP on DG2 and MTL"). DG2's and MTL's fields hold
+// the ticks doubled, so bit 0 is always zero and one bit of ticks less fits:
+// a 32-bit field's ticks wrap at 2^31 where the field wraps at 2^32, and
+// MTL's 64-bit OAM field keeps 63 bits. Every other platform writes the
+// ticks as they are; a 64-bit field holds them whole.
 struct ts_packing {
   unsigned shift = 0;  // field = ticks << shift
   unsigned bits = 32;  // bits of ticks the field keeps
 };
 
 constexpr ts_packing ts_packing_of(intel::platform p, const report_layout& l) noexcept {
-  if (l.ts_bits == 64) return {0, 64};
-  if (p == intel::platform::dg2) return {1, 31};
-  return {0, 32};
+  const bool doubled = p == intel::platform::dg2 || p == intel::platform::mtl;
+  if (l.ts_bits == 64) return doubled ? ts_packing{1, 63} : ts_packing{0, 64};
+  return doubled ? ts_packing{1, 31} : ts_packing{0, 32};
 }
 
 // Writes one report of layout `l` into `out` (at least l.size bytes), its
@@ -311,7 +312,12 @@ constexpr void pack_report(const report_layout& l, const report_values& v, std::
   std::byte* p = out.data();
   store_le32(p, v.rpt_id);
   if (l.ts_bits == 64) {
-    store_le64(p + l.ts_offset, v.timestamp);
+    // A packing of 32 bits or fewer (the default) does not describe a 64-bit
+    // field: it then holds the ticks whole.
+    const std::uint64_t kept = tp.bits >= 64 || tp.bits <= 32
+                                   ? v.timestamp
+                                   : v.timestamp & ((std::uint64_t{1} << tp.bits) - 1);
+    store_le64(p + l.ts_offset, tp.bits <= 32 ? kept : kept << tp.shift);
   } else {
     const std::uint64_t kept = v.timestamp & ((std::uint64_t{1} << tp.bits) - 1);
     store_le32(p + l.ts_offset, static_cast<std::uint32_t>(kept << tp.shift));

@@ -315,7 +315,7 @@ inline constexpr std::array<sku, 23> sku_table{{
      {},
      400,
      2500,
-     8,
+     10,  // Xe3: 10 threads per XVE (metrics-discovery's threadsPerEuMap; docs/expressions.md)
      1},
 }};
 

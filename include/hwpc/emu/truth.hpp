@@ -17,6 +17,7 @@
 
 #include "hwpc/core/error.hpp"
 #include "hwpc/emu/oa_unit.hpp"
+#include "hwpc/intel/loss_bound.hpp"
 
 namespace hwpc::emu {
 
@@ -89,8 +90,10 @@ inline std::vector<std::string> counter_names(const format_desc& f) {
   return n;
 }
 
-// `breaks[i]` true: a loss record precedes report slot i, so no interval
-// ends at it (the readers start a new stretch there). `full_timestamps`:
+// `breaks[i]` true: a loss record precedes report slot i. The interval that
+// ends there is kept only when no counter can have wrapped more than once
+// over its true length (intel/loss_bound.hpp, the readers' rule), else the
+// readers start a new stretch there. `full_timestamps`:
 // report the whole TIME_STAMP (recordings anchor it to their correlation
 // records) instead of extending the first report's raw value.
 inline truth_table truth_of_sequence(const capture& cap, const std::vector<std::size_t>& seq,
@@ -105,6 +108,18 @@ inline truth_table truth_of_sequence(const capture& cap, const std::vector<std::
   const report_record* prev = nullptr;
   std::uint64_t first_raw = 0;
   bool broken = false;
+  // The readers' rule on the layout's own counters: A and PEC aggregate
+  // over the EUs, the rest count at most once a clock.
+  auto exact_across = [&](std::uint64_t ticks) {
+    for (const counter_slot& s : l.slots()) {
+      const intel::field_kind kind = s.k == bank::a     ? intel::field_kind::a
+                                     : s.k == bank::pec ? intel::field_kind::pec
+                                                        : intel::field_kind::b;
+      if (!intel::count_exact_over(ticks, s.bits, intel::highest_rate_per_tick(kind, cap.gen)))
+        return false;
+    }
+    return true;
+  };
   for (std::size_t i = 0; i < seq.size(); ++i) {
     if (i < breaks.size() && breaks[i]) broken = true;
     if (seq[i] == read_item::npos) continue;
@@ -112,7 +127,7 @@ inline truth_table truth_of_sequence(const capture& cap, const std::vector<std::
     if (first == nullptr) {
       first = &r;
       first_raw = (cap.start.timestamp + r.at.timestamp) & ts_mask;
-    } else if (!broken) {
+    } else if (!broken || exact_across(r.at.timestamp - prev->at.timestamp)) {
       truth_row row;
       row.report = i;
       row.timestamp = full_timestamps ? cap.start.timestamp + r.at.timestamp

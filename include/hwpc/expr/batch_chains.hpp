@@ -9,7 +9,11 @@
 //               where sum = ((to_f64(l0) + to_f64(l1)) + to_f64(l2)) + ...
 //   out       = source(x)                         (store)
 //             | fdiv(source(x), y) | fadd(source(x), y) | fadd(y, source(x))
-// where y is a column, a constant, or to_f64 of a column. Intel's metric files
+// where y is a column, a constant, or to_f64 of a column; or, the shape
+// metrics-discovery's arithmetic gives those percentages (arithmetic.hpp),
+//   source(x) = fmul(to_f64(x), K) | fmul(sum, K)  (K a double constant, on
+//               either side; the sum as below, not truncated)
+// with the same ends. Intel's metric files
 // spell a percentage of the clock this way ("A7 $EuCoresTotalCount UDIV 100
 // UMUL $GpuCoreClocks FDIV" is to_f64(umul(100, udiv(A7, 24))) / clocks),
 // sum counters as fadd(to_f64(a), to_f64(b)), and from Gen12 on take the
@@ -54,10 +58,15 @@ struct chain {
   div d = div::none;
   bool mul = false;
   bool from_f64 = false;  // x is a double, truncated to u64 first (to_u64)
-  std::uint32_t x = 0;    // source column node
-  std::uint32_t y = 0;    // rhs column node (column, converted)
-  slot k = 1;             // UMUL constant
-  slot ky = 0;            // rhs constant
+  // The exact shape: x converted (or the sum) as a double, times fk when
+  // fmul (fk on the left when fmul_left); no integer steps.
+  bool exact = false;
+  bool fmul = false, fmul_left = false;
+  slot fk = 0;
+  std::uint32_t x = 0;  // source column node
+  std::uint32_t y = 0;  // rhs column node (column, converted)
+  slot k = 1;           // UMUL constant
+  slot ky = 0;          // rhs constant
   std::uint64_t magic = 0;
   unsigned shift = 0;
 
@@ -121,9 +130,8 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
     const std::uint32_t a = p.nodes[j].a;
     return !is_constant(a) && (foldable(j) || p.nodes[a].code == op::input);
   };
-  auto find_sum = [&](std::uint32_t at) {
+  auto find_sum = [&](std::uint32_t at, std::uint32_t s) {
     sum_source f{at, {}, {}, false};
-    std::uint32_t s = p.nodes[at].a;
     if (p.nodes[s].code == op::fdiv && foldable(s) && is_constant(p.nodes[s].b) &&
         !is_constant(p.nodes[s].a)) {
       f.c.sum_div = true;
@@ -169,13 +177,77 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
   };
   for (std::uint32_t i = 0; i < n; ++i) {
     if (p.nodes[i].code != op::to_u64 || !foldable(i)) continue;
-    if (auto f = find_sum(i)) {
+    if (auto f = find_sum(i, p.nodes[i].a)) {
+      for (const std::uint32_t j : f->nodes) reserved[j] = 1;
+      sums.push_back(std::move(*f));
+    }
+  }
+  // The exact shape's sums, below an FMUL by a constant; outermost first, so
+  // that an inner FMUL of the same sum (8 * sum / threads * 100) is part of it.
+  auto scaled = [&](std::uint32_t i) {
+    const node& m = p.nodes[i];
+    return m.code == op::fmul && foldable(i) && m.a != m.b && is_constant(m.a) != is_constant(m.b);
+  };
+  auto scaled_operand = [&](std::uint32_t i) {
+    const node& m = p.nodes[i];
+    return is_constant(m.a) ? m.b : m.a;
+  };
+  for (std::uint32_t i = static_cast<std::uint32_t>(n); i-- > 0;) {
+    if (!scaled(i) || reserved[i]) continue;
+    const std::uint32_t s = scaled_operand(i);
+    const op o = p.nodes[s].code;
+    if (o != op::fadd && o != op::fmul && o != op::fdiv) continue;
+    if (auto f = find_sum(i, s)) {
       for (const std::uint32_t j : f->nodes) reserved[j] = 1;
       sums.push_back(std::move(*f));
     }
   }
   // The source below the to_f64 node t; marks what it folds.
+  auto take_sum = [&](std::uint32_t at, chain& c) {
+    for (auto& f : sums) {
+      if (f.at != at) continue;
+      f.taken = true;
+      c.sum_terms = f.c.sum_terms;
+      c.sum_mul = f.c.sum_mul;
+      c.sum_k_left = f.c.sum_k_left;
+      c.sum_div = f.c.sum_div;
+      c.sum_k = f.c.sum_k;
+      c.sum_d = f.c.sum_d;
+      std::copy(std::begin(f.c.leaves), std::end(f.c.leaves), std::begin(c.leaves));
+      for (const std::uint32_t j : f.nodes) folded[j] = 1;
+      return true;
+    }
+    return false;
+  };
+  // The exact shape's source below FMUL node t: a converted column or a sum.
+  auto exact_source = [&](std::uint32_t t) {
+    if (!scaled(t)) return false;
+    const std::uint32_t s = scaled_operand(t);
+    if (p.nodes[s].code == op::to_f64 && !is_constant(p.nodes[s].a) && !reserved[s]) return true;
+    for (const auto& f : sums) {
+      if (f.at == t && !f.taken) return true;
+    }
+    return false;
+  };
   auto source = [&](std::uint32_t t, chain& c) {
+    if (p.nodes[t].code == op::fmul) {
+      const node& m = p.nodes[t];
+      c.exact = true;
+      c.fmul = true;
+      c.fmul_left = is_constant(m.a);
+      c.fk = p.nodes[c.fmul_left ? m.a : m.b].imm;
+      const std::uint32_t s = scaled_operand(t);
+      if (p.nodes[s].code == op::to_f64) {
+        // A conversion used elsewhere too is computed by its own loop; the
+        // chain converts the column again (same bits).
+        if (foldable(s)) folded[s] = 1;
+        c.x = p.nodes[s].a;
+      } else {
+        take_sum(t, c);
+        c.from_f64 = true;
+      }
+      return true;
+    }
     std::uint32_t s = p.nodes[t].a;
     const node& m = p.nodes[s];
     if (m.code == op::umul && foldable(s) && is_constant(m.a) != is_constant(m.b)) {
@@ -197,18 +269,7 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
     if (p.nodes[s].code == op::to_u64 && foldable(s)) {
       c.from_f64 = true;
       folded[s] = 1;
-      for (auto& f : sums) {
-        if (f.at != s) continue;
-        f.taken = true;
-        c.sum_terms = f.c.sum_terms;
-        c.sum_mul = f.c.sum_mul;
-        c.sum_k_left = f.c.sum_k_left;
-        c.sum_div = f.c.sum_div;
-        c.sum_k = f.c.sum_k;
-        c.sum_d = f.c.sum_d;
-        std::copy(std::begin(f.c.leaves), std::end(f.c.leaves), std::begin(c.leaves));
-        for (const std::uint32_t j : f.nodes) folded[j] = 1;
-      }
+      take_sum(s, c);
       s = p.nodes[s].a;
     }
     c.x = s;
@@ -216,7 +277,8 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
   };
   // Terminals first (a to_f64 operand of FDIV or FADD), then lone to_f64 nodes.
   auto is_source = [&](std::uint32_t j) {
-    return p.nodes[j].code == op::to_f64 && foldable(j) && !is_constant(p.nodes[j].a);
+    return (p.nodes[j].code == op::to_f64 && foldable(j) && !is_constant(p.nodes[j].a)) ||
+           exact_source(j);
   };
   auto terminal = [&](std::uint32_t i) {
     const node& x = p.nodes[i];
@@ -241,8 +303,8 @@ inline std::vector<std::optional<chain>> find_chains(const program& p,
     if (is_constant(other)) {
       c.r = chain::rhs::constant;
       c.ky = p.nodes[other].imm;
-    } else if (c.t != chain::term::fadd_right && is_source(other) &&
-               p.nodes[p.nodes[other].a].type == vtype::u64) {
+    } else if (c.t != chain::term::fadd_right && p.nodes[other].code == op::to_f64 &&
+               is_source(other) && p.nodes[p.nodes[other].a].type == vtype::u64) {
       c.r = chain::rhs::converted;
       c.y = p.nodes[other].a;
       folded[other] = 1;
@@ -306,8 +368,78 @@ inline void chain_loop(slot* __restrict out, const slot* __restrict x, const slo
   }
 }
 
+// The exact shape: x a u64 column converted, or (FromDouble) a double
+// column, times the constant, then the end.
+enum class scale : std::uint8_t { none, left, right };
+template <chain::term T, chain::rhs R, bool FromDouble, scale S>
+inline void exact_chain_loop(slot* __restrict out, const slot* __restrict x,
+                             const slot* __restrict y, const chain& c, std::size_t len) {
+  const slot fk = c.fk, ky = c.ky;
+  for (std::size_t j = 0; j < len; ++j) {
+    slot f = FromDouble ? x[j] : from_f64(u64_to_f64(x[j]));
+    if constexpr (S == scale::left) f = apply<op::fmul>(fk, f, 0);
+    if constexpr (S == scale::right) f = apply<op::fmul>(f, fk, 0);
+    if constexpr (T == chain::term::store) {
+      out[j] = f;
+    } else {
+      slot b = 0;
+      if constexpr (R == chain::rhs::column) b = y[j];
+      if constexpr (R == chain::rhs::constant) b = ky;
+      if constexpr (R == chain::rhs::converted) b = from_f64(u64_to_f64(y[j]));
+      if constexpr (T == chain::term::fdiv) {
+        out[j] = apply<op::fdiv>(f, b, 0);
+      } else if constexpr (T == chain::term::fadd) {
+        out[j] = apply<op::fadd>(f, b, 0);
+      } else {
+        out[j] = apply<op::fadd>(b, f, 0);
+      }
+    }
+  }
+}
+
+inline void run_exact_chain(slot* out, const slot* x, const slot* y, const chain& c,
+                            std::size_t len) {
+  using T = chain::term;
+  using R = chain::rhs;
+  auto with_scale = [&](auto t, auto r, auto d) {
+    constexpr auto TT = decltype(t)::value;
+    constexpr auto RR = decltype(r)::value;
+    constexpr bool DD = decltype(d)::value;
+    if (!c.fmul) return exact_chain_loop<TT, RR, DD, scale::none>(out, x, y, c, len);
+    if (c.fmul_left) return exact_chain_loop<TT, RR, DD, scale::left>(out, x, y, c, len);
+    return exact_chain_loop<TT, RR, DD, scale::right>(out, x, y, c, len);
+  };
+  auto with_double = [&](auto t, auto r) {
+    if (c.from_f64) return with_scale(t, r, std::true_type{});
+    return with_scale(t, r, std::false_type{});
+  };
+  auto with_rhs = [&](auto t) {
+    switch (c.r) {
+      case R::none:
+      case R::column:
+        return with_double(t, std::integral_constant<R, R::column>{});
+      case R::constant:
+        return with_double(t, std::integral_constant<R, R::constant>{});
+      case R::converted:
+        return with_double(t, std::integral_constant<R, R::converted>{});
+    }
+  };
+  switch (c.t) {
+    case T::store:
+      return with_double(std::integral_constant<T, T::store>{},
+                         std::integral_constant<R, R::none>{});
+    case T::fdiv:
+      return with_rhs(std::integral_constant<T, T::fdiv>{});
+    case T::fadd:
+      return with_rhs(std::integral_constant<T, T::fadd>{});
+    case T::fadd_right:
+      return with_rhs(std::integral_constant<T, T::fadd_right>{});
+  }
+}
+
 // Turns the chain's runtime shape into chain_loop's template arguments.
 inline void run_chain(slot* out, const slot* x, const slot* y, const chain& c, std::size_t len) {
+  if (c.exact) return run_exact_chain(out, x, y, c, len);
   auto with_from = [&](auto t, auto r, auto d, auto m) {
     constexpr auto T = decltype(t)::value;
     constexpr auto R = decltype(r)::value;
@@ -358,8 +490,9 @@ inline void run_chain(slot* out, const slot* x, const slot* y, const chain& c, s
 }
 
 // A chain whose source is a sum: per tile of rows, the sum (and its FMUL and
-// FDIV by constants) in an array that stays in L1, one pass per term, then
-// the chain's own loop over the tile as its double source x.
+// FDIV by constants) in an array that stays in L1, the first four terms in
+// one pass and one pass per further term, then the chain's own loop over the
+// tile as its double source x.
 inline void run_sum_chain(slot* out, const slot* const* terms, const slot* y, const chain& c,
                           std::size_t len) {
   constexpr std::size_t tile = 256;
@@ -369,11 +502,29 @@ inline void run_sum_chain(slot* out, const slot* const* terms, const slot* y, co
     const std::size_t m = len - s < tile ? len - s : tile;
     const slot* __restrict l0 = terms[0] + s;
     const slot* __restrict l1 = terms[1] + s;
-    for (std::size_t j = 0; j < m; ++j) {
-      t[j] = apply<op::fadd>(from_f64(u64_to_f64(l0[j])), from_f64(u64_to_f64(l1[j])), 0);
+    auto term = [](const slot* __restrict l, std::size_t j) { return from_f64(u64_to_f64(l[j])); };
+    std::uint8_t next = 2;
+    if (c.sum_terms >= 4) {
+      // Up to four terms in one pass (Gen12's four-counter sums), in the
+      // order of the additions.
+      const slot* __restrict l2 = terms[2] + s;
+      const slot* __restrict l3 = terms[3] + s;
+      for (std::size_t j = 0; j < m; ++j) {
+        const slot a = apply<op::fadd>(term(l0, j), term(l1, j), 0);
+        t[j] = apply<op::fadd>(apply<op::fadd>(a, term(l2, j), 0), term(l3, j), 0);
+      }
+      next = 4;
+    } else if (c.sum_terms == 3) {
+      const slot* __restrict l2 = terms[2] + s;
+      for (std::size_t j = 0; j < m; ++j) {
+        t[j] = apply<op::fadd>(apply<op::fadd>(term(l0, j), term(l1, j), 0), term(l2, j), 0);
+      }
+      next = 3;
+    } else {
+      for (std::size_t j = 0; j < m; ++j) t[j] = apply<op::fadd>(term(l0, j), term(l1, j), 0);
     }
-    for (std::uint8_t k = 2; k < c.sum_terms; ++k) {
-      const slot* __restrict l = terms[k] + s;
+    for (; next < c.sum_terms; ++next) {
+      const slot* __restrict l = terms[next] + s;
       for (std::size_t j = 0; j < m; ++j) {
         t[j] = apply<op::fadd>(t[j], from_f64(u64_to_f64(l[j])), 0);
       }

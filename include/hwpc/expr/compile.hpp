@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hwpc/core/error.hpp"
+#include "hwpc/expr/arithmetic.hpp"
 #include "hwpc/expr/builder.hpp"
 #include "hwpc/expr/diagnostic.hpp"
 #include "hwpc/expr/eval.hpp"
@@ -65,7 +66,10 @@ class formula {
   program p_;
 };
 
-inline result<formula> compile(std::string_view text, syntax s, const symbol_table& symbols) {
+// `arith`: how integer products and quotients used as doubles are computed
+// (arithmetic.hpp).
+inline result<formula> compile(std::string_view text, syntax s, const symbol_table& symbols,
+                               arithmetic arith = arithmetic::mdapi) {
   builder b;
   program p;
   p.inputs = symbols.inputs();
@@ -85,7 +89,7 @@ inline result<formula> compile(std::string_view text, syntax s, const symbol_tab
   if (!r.status) return to_error(text, r.status.error);
   p.outputs.push_back(r.root);
   p.nodes = std::move(b).take();
-  return formula(compact(p, /*keep_inputs=*/true));
+  return formula(compact(with_arithmetic(p, arith), /*keep_inputs=*/true));
 }
 
 }  // namespace hwpc::expr

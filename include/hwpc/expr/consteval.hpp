@@ -22,6 +22,7 @@
 #include <span>
 #include <string_view>
 
+#include "hwpc/expr/arithmetic.hpp"
 #include "hwpc/expr/builder.hpp"
 #include "hwpc/expr/compile.hpp"
 #include "hwpc/expr/eval.hpp"
@@ -48,7 +49,8 @@ struct static_compiled {
 };
 
 constexpr static_compiled compile_with_names(std::string_view text, syntax s,
-                                             std::span<const std::string_view> names) {
+                                             std::span<const std::string_view> names,
+                                             arithmetic arith = arithmetic::mdapi) {
   builder b;
   auto resolve = [&](std::string_view name) -> resolved {
     for (std::size_t i = 0; i < names.size(); ++i) {
@@ -66,8 +68,14 @@ constexpr static_compiled compile_with_names(std::string_view text, syntax s,
   // constant expressions by every compiler this library supports (clang 14 with
   // libstdc++ 12). Nodes that folding left unused are constants; evaluating
   // them costs nothing at compile time.
-  out.prog.outputs.push_back(r.root);
-  out.prog.nodes = std::move(b).take();
+  program p;
+  p.outputs.push_back(r.root);
+  p.nodes = std::move(b).take();
+  if (arith == arithmetic::mdapi) {
+    out.prog = exact_quotients(p);
+  } else {
+    out.prog = std::move(p);
+  }
   return out;
 }
 
@@ -104,22 +112,30 @@ struct static_program {
   }
 };
 
-template <fixed_string Text, syntax Syn = syntax::infix, fixed_string... Names>
-consteval auto compile_static() {
+// compile_static with the arithmetic named (arithmetic.hpp):
+//   compile_static_as<arithmetic::igt, "A 7 READ $Eus UDIV", syntax::rpn, "A7", "Eus">()
+template <arithmetic Arith, fixed_string Text, syntax Syn = syntax::infix, fixed_string... Names>
+consteval auto compile_static_as() {
   constexpr std::array<std::string_view, sizeof...(Names)> names{Names.view()...};
   constexpr std::size_t n = [&] {
-    const auto r = detail::compile_with_names(Text.view(), Syn, names);
+    const auto r = detail::compile_with_names(Text.view(), Syn, names, Arith);
     if (!r.status) {
       detail::formula_does_not_compile(r.status.error.code, r.status.error.column,
                                        r.status.error.message);
     }
     return r.prog.nodes.size();
   }();
-  const auto r = detail::compile_with_names(Text.view(), Syn, names);
+  const auto r = detail::compile_with_names(Text.view(), Syn, names, Arith);
   static_program<n, sizeof...(Names)> out;
   for (std::size_t i = 0; i < n; ++i) out.nodes[i] = r.prog.nodes[i];
   out.output = r.prog.outputs[0];
   return out;
+}
+
+// Metrics-discovery's arithmetic, the default.
+template <fixed_string Text, syntax Syn = syntax::infix, fixed_string... Names>
+consteval auto compile_static() {
+  return compile_static_as<arithmetic::mdapi, Text, Syn, Names...>();
 }
 
 }  // namespace hwpc::expr

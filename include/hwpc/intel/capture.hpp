@@ -1,11 +1,17 @@
-// Deltas over a capture event stream, never across a discontinuity.
+// Deltas over a capture event stream, across a loss only where exact.
 //
-// Any reader's events (raw_capture, oa_ring, i915_stream, recording, or a
-// caller's own sequence) go through one delta_tracker. Each report after the
-// first of a stretch yields an interval (the counter deltas since the
-// previous report); each discontinuity (report lost, buffer lost, counter
-// overflow, a caller-marked gap) ends the stretch and is reported with its
-// offset, and the next report starts a new stretch without a delta. Reports
+// Any reader's events (raw_capture, oa_ring, i915_stream, recording, Xe
+// streams and recordings, or a caller's own sequence) go through one
+// delta_tracker. Each report after the first of a stretch yields an interval
+// (the counter deltas since the previous report); each discontinuity (report
+// lost, buffer lost, counter overflow, a caller-marked gap) ends the stretch
+// and is reported with its offset. The first report after a loss still
+// yields the interval from the last report before it when no counter can
+// have wrapped more than once in between (loss_bound.hpp): the counters are
+// free-running, so that delta is exact; the interval is marked
+// `across_loss`. Otherwise, and always after a caller-marked gap (two
+// separate captures need not share counters), the report starts a new
+// stretch without a delta (counted as `unbridged` after a loss). Reports
 // with a zero RPT_ID are skipped and counted, as in decode.hpp.
 //
 // The tracker is push-based so its state can outlive one buffer: feed it the
@@ -41,6 +47,7 @@
 
 #include "hwpc/intel/capture_event.hpp"
 #include "hwpc/intel/counters.hpp"
+#include "hwpc/intel/loss_bound.hpp"
 #include "hwpc/intel/report.hpp"
 #include "hwpc/intel/time_correlation.hpp"
 
@@ -49,7 +56,7 @@ namespace hwpc::intel {
 struct capture_interval {
   std::size_t index = 0;        // the later report's ordinal in its source (slot or record)
   std::size_t offset = 0;       // the later report's byte offset
-  std::size_t stretch = 0;      // 0-based number of the continuous stretch
+  std::size_t stretch = 0;      // 0-based number of the continuous stretch (the later report's)
   std::uint64_t timestamp = 0;  // the later report's TIME_STAMP, 64 bits
   std::uint64_t elapsed_ticks = 0;
   report_view later;                      // valid while the source's bytes are
@@ -62,6 +69,9 @@ struct capture_interval {
   // report whether it came from a raw file, a stream or a recording, and the
   // `report` of the emulator's truth CSV.
   std::size_t report = 0;
+  // The interval spans a loss: the earlier report is the last one before it
+  // and no counter can have wrapped more than once in between.
+  bool across_loss = false;
 };
 
 struct capture_discontinuity {
@@ -78,7 +88,9 @@ struct capture_stats {
   std::size_t intervals = 0;        // deltas produced
   std::size_t skipped_zero = 0;     // zero-RPT_ID reports skipped
   std::size_t discontinuities = 0;  // discontinuity events
-  std::size_t stretches = 0;        // stretches that hold at least one report
+  std::size_t stretches = 0;        // reports that start a stretch (no interval ends at them)
+  std::size_t across_loss = 0;      // intervals (of `intervals`) that span a loss
+  std::size_t unbridged = 0;        // first reports after a loss whose interval the bound drops
   // discontinuities by kind (event_kind order: report, report_lost, ...)
   std::array<std::size_t, 5> by_kind{};
 };
@@ -107,6 +119,9 @@ class delta_tracker {
       ++stats_.discontinuities;
       ++stats_.by_kind[static_cast<std::size_t>(e.kind) % stats_.by_kind.size()];
       gap_ = {e.kind, e.offset, e.index, stretch_, stats_.report_events};
+      // Only a report before it can be bridged to; a caller's gap never is.
+      if (have_ts_) loss_since_report_ = true;
+      if (e.kind == event_kind::gap) gap_since_report_ = true;
       if (in_stretch_) {
         in_stretch_ = false;
         ++stretch_;
@@ -132,7 +147,11 @@ class delta_tracker {
     } else {
       ts = raw;
     }
-    const bool pair = in_stretch_;
+    // After a loss (not a gap) the interval from the last report is kept
+    // when its deltas are exact (loss_bound.hpp).
+    const bool bridge = !in_stretch_ && loss_since_report_ && !gap_since_report_ &&
+                        deltas_exact_over(ts - last_ts_, counters_, gen_);
+    const bool pair = in_stretch_ || bridge;
     for (std::size_t c = 0; c < counters_.size(); ++c) {
       const std::uint64_t v = r.value(counters_[c]);
       delta_[c] = field_delta(counters_[c], prev_[c], v);
@@ -141,17 +160,24 @@ class delta_tracker {
     const rpt_id_fields rpt = r.rpt(gen_);
     if (pair) {
       ++stats_.intervals;
+      if (bridge) {
+        ++stats_.across_loss;
+        in_stretch_ = true;  // the later report carries on the stretch after the loss
+      }
       iv_ = capture_interval{
           e.index,       e.offset,
           stretch_,      ts,
           ts - last_ts_, r,
           rpt,           prev_rpt_,
           prev_ctx_,     std::span<const std::uint64_t>(delta_.data(), counters_.size()),
-          ordinal};
+          ordinal,       bridge};
     } else {
       ++stats_.stretches;
+      if (loss_since_report_ && !gap_since_report_) ++stats_.unbridged;
       in_stretch_ = true;
     }
+    loss_since_report_ = false;
+    gap_since_report_ = false;
     last_ts_ = ts;
     last_raw_ = raw;
     have_ts_ = true;
@@ -182,10 +208,12 @@ class delta_tracker {
   std::uint64_t last_raw_ = 0;
   bool have_ts_ = false;
   bool in_stretch_ = false;
+  bool loss_since_report_ = false;  // a discontinuity since the last valid report
+  bool gap_since_report_ = false;   // ... and one of them a caller-marked gap
   std::size_t stretch_ = 0;
   rpt_id_fields prev_rpt_{};
   std::uint32_t prev_ctx_ = 0;
-  capture_interval iv_{0, 0, 0, 0, 0, report_view(nullptr, *format_), {}, {}, 0, {}, 0};
+  capture_interval iv_{0, 0, 0, 0, 0, report_view(nullptr, *format_), {}, {}, 0, {}, 0, false};
   capture_discontinuity gap_{};
   capture_stats stats_{};
 };

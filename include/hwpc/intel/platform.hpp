@@ -146,18 +146,20 @@ static_assert(
     "an alias hides a platform name");
 
 // How OA reports carry TIME_STAMP (docs/formats.md, "TIME_STAMP on DG2 and
-// MTL"). On graphics 12.55 (DG2) the report's field counts twice as fast as
-// the timestamp the reported frequency describes: the ticks are the field
-// shifted right by one, and only 31 bits of them are valid (IGT's and Mesa's
-// OA readers both do this). Every other platform, Meteor Lake included, uses
-// the field as it is.
+// MTL"). On graphics 12.55 (DG2) and 12.70+ (Meteor Lake, Arrow Lake) the
+// report's field counts twice as fast as the timestamp the reported
+// frequency describes: the ticks are the field shifted right by one, and only
+// 31 bits of a 32-bit field are valid. IGT's i915 reader and Mesa (MTL is
+// verx10 125 there) both shift on both platforms; the kernel reports both
+// platforms' OA frequency apart from the CS timestamp's. Every other platform
+// uses the field as it is.
 struct oa_timestamp_encoding {
   unsigned shift = 0;  // ticks = field >> shift
   unsigned bits = 32;  // valid bits of the ticks (they wrap at 2^bits)
 };
 
 constexpr oa_timestamp_encoding oa_timestamp_encoding_of(generation g) noexcept {
-  if (g == generation::gen12_5) return {1, 31};
+  if (g == generation::gen12_5 || g == generation::gen12_7) return {1, 31};
   return {};
 }
 

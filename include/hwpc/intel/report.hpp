@@ -185,8 +185,10 @@ class report_buffer {
 };
 
 // How a format's TIME_STAMP field reads as timestamp ticks on a generation:
-// the 32-bit field follows oa_timestamp_encoding_of (platform.hpp; on DG2 the
-// ticks are the field >> 1 with 31 valid bits), a 64-bit field is the ticks.
+// the 32-bit field follows oa_timestamp_encoding_of (platform.hpp; on DG2 and
+// MTL the ticks are the field >> 1 with 31 valid bits); a 64-bit field is the
+// ticks, except on MTL, whose OAM reports (MPEC8u32_B8_C8) carry them shifted
+// the same way (IGT's i915 reader shifts them; 63 valid bits).
 // Every reader takes the field through ticks() and then extends `bits` wide,
 // so deltas, elapsed ticks and timestamps are all in the ticks the reported
 // frequency describes.
@@ -197,8 +199,8 @@ struct timestamp_reading {
   static constexpr timestamp_reading of(const report_format& f, generation g) noexcept {
     const field* ts = f.first_of(field_kind::timestamp);
     if (ts == nullptr) return {};
-    if (ts->bits != 32) return {0, ts->bits};
     const oa_timestamp_encoding e = oa_timestamp_encoding_of(g);
+    if (ts->bits != 32) return {e.shift, ts->bits - e.shift};
     return {e.shift, e.bits};
   }
   constexpr std::uint64_t mask() const noexcept {

@@ -66,7 +66,9 @@ inline row interval_row(const capture_interval& iv, bool has_ctx_field, std::str
   r.begin = iv.timestamp - iv.elapsed_ticks;
   r.end = iv.timestamp;
   r.counters = iv.deltas;
-  reason = reason_names(iv.rpt);
+  // An interval across a loss says so: its counts cover the lost reports'
+  // periods too (capture.hpp, loss_bound.hpp).
+  reason = iv.across_loss ? std::string("across-loss") : reason_names(iv.rpt);
   r.reason = reason;
   r.has_context = has_ctx_field && iv.earlier_rpt.context_valid;
   r.context = r.has_context ? iv.earlier_ctx_id : 0;
@@ -82,14 +84,17 @@ inline row loss_row(const capture_discontinuity& d) {
   return r;
 }
 
-// Where every event the tracker saw went.
-inline accounting accounting_of(const capture_stats& st, std::size_t rows_kept,
-                                std::size_t unknown) {
+// Where every event the tracker saw went. `across_kept`: the rows kept that
+// span a loss (of rows_kept).
+inline accounting accounting_of(const capture_stats& st, std::size_t rows_kept, std::size_t unknown,
+                                std::size_t across_kept = 0) {
   accounting a;
   a.reports = st.report_events;
   a.intervals = rows_kept;
+  a.across_loss = across_kept;
   a.filtered = st.intervals - rows_kept;
-  a.stretch_starts = st.stretches;
+  a.stretch_starts = st.stretches - st.unbridged;
+  a.unbridged = st.unbridged;
   a.skipped_zero = st.skipped_zero;
   a.report_lost = st.by_kind[static_cast<std::size_t>(event_kind::report_lost)];
   a.buffer_lost = st.by_kind[static_cast<std::size_t>(event_kind::buffer_lost)];
@@ -123,7 +128,7 @@ accounting for_each_row(const Source& src, generation gen, const row_options& op
   delta_tracker t(src.format(), gen);
   const bool has_ctx = src.format().first_of(field_kind::ctx_id) != nullptr;
   std::string reason;
-  std::size_t kept = 0;
+  std::size_t kept = 0, across = 0;
   for (const capture_event& e : src) {
     on_event(e.offset);
     switch (t.feed(e)) {
@@ -131,6 +136,7 @@ accounting for_each_row(const Source& src, generation gen, const row_options& op
         if (!opt.filter || opt.filter->matches(t.interval(), opt.context)) {
           row r = interval_row(t.interval(), has_ctx, reason);
           ++kept;
+          if (t.interval().across_loss) ++across;
           on_row(r);
         }
         break;
@@ -143,7 +149,7 @@ accounting for_each_row(const Source& src, generation gen, const row_options& op
         break;
     }
   }
-  return accounting_of(t.stats(), kept, opt.unknown_records);
+  return accounting_of(t.stats(), kept, opt.unknown_records, across);
 }
 
 template <class Source, class OnRow>

@@ -22,10 +22,13 @@
 // the time is extrapolated from the nearest point at the nominal timestamp
 // frequency, not along the slope of the end segment (a short, noisy segment
 // would tilt a long extrapolation), and is marked `extrapolated`; a timestamp
-// belongs to whichever end it is nearer to modulo 2^64. The result
-// is bounded: it saturates at INT64_MIN / INT64_MAX ns instead of wrapping
-// (a 1 Hz clock extrapolated 2^64 ticks is ~5.8e11 years away). With no
-// correlation point at all there is no CPU time (`none`).
+// belongs to whichever end it is nearer to modulo 2^64. CLOCK_MONOTONIC
+// never reads below 0 (it counts from boot) nor past INT64_MAX ns, so a time
+// extrapolated outside [0, INT64_MAX] is none the points can support: it has
+// no CPU time (`none`), never a negative, saturated or wrapped one, and
+// checked_cpu() turns it into an error naming the report's record and the
+// correlation point it was extrapolated from. With no correlation point at
+// all there is no CPU time either (`none`).
 //
 // Reports carry only the low 32 bits of TIME_STAMP (31 bits of ticks on DG2,
 // timestamp_reading). nearest_timestamp() puts such a value on the 64-bit
@@ -60,7 +63,7 @@ enum class time_quality : std::uint8_t {
 };
 
 struct cpu_time {
-  std::int64_t ns = 0;  // CLOCK_MONOTONIC nanoseconds (may be negative when extrapolated)
+  std::int64_t ns = 0;  // CLOCK_MONOTONIC nanoseconds, >= 0; 0 when `none`
   time_quality quality = time_quality::none;
 };
 
@@ -234,9 +237,33 @@ class time_correlation {
     }
     const std::uint64_t after = r - span;  // ticks past the last point
     const std::uint64_t before = 0 - r;    // ticks before the first point
-    if (after <= before)
-      return {extrapolate(points_.back(), after, true), time_quality::extrapolated};
-    return {extrapolate(points_.front(), before, false), time_quality::extrapolated};
+    const bool forward = after <= before;
+    const correlation_point& from = forward ? points_.back() : points_.front();
+    const std::uint64_t step = extrapolation_ns(forward ? after : before);
+    // Room on the CLOCK_MONOTONIC range [0, INT64_MAX] (from.cpu_ns is in it).
+    if (step > (forward ? max_cpu_ns - from.cpu_ns : from.cpu_ns)) return {};
+    return {static_cast<std::int64_t>(forward ? from.cpu_ns + step : from.cpu_ns - step),
+            time_quality::extrapolated};
+  }
+
+  // to_cpu(), or an error when the points cannot give `gpu_ts` a CPU time:
+  // `offset` is the byte offset of the record that holds the timestamp (a
+  // report), named first in the message with the correlation point the time
+  // would have been extrapolated from.
+  result<cpu_time> checked_cpu(std::uint64_t gpu_ts, std::size_t offset) const {
+    const cpu_time t = to_cpu(gpu_ts);
+    if (t.quality != time_quality::none || points_.empty()) return t;
+    const std::uint64_t r = gpu_ts - points_.front().gpu_ts;
+    const bool forward = r - rel_.back() <= 0 - r;
+    const correlation_point& from = forward ? points_.back() : points_.front();
+    const std::uint64_t ticks = forward ? r - rel_.back() : 0 - r;
+    return make_error(
+        errc::out_of_range, offset,
+        "GPU timestamp " + std::to_string(gpu_ts) + " lies " + std::to_string(ticks) + " ticks " +
+            (forward ? "after" : "before") + " the TIMESTAMP_CORRELATION point at byte offset " +
+            std::to_string(from.offset) + " (CPU time " + std::to_string(from.cpu_ns) +
+            " ns): its CPU time would be " + (forward ? "past INT64_MAX ns" : "before 0 ns") +
+            ", which no CLOCK_MONOTONIC reading is");
   }
 
  private:
@@ -246,11 +273,11 @@ class time_correlation {
     for (const auto& p : points_) rel_.push_back(p.gpu_ts - points_.front().gpu_ts);
   }
 
-  std::int64_t extrapolate(const correlation_point& p, std::uint64_t ticks,
-                           bool forward) const noexcept {
-    if (freq_ == 0) return static_cast<std::int64_t>(p.cpu_ns);
-    const std::uint64_t step = detail::mul_div_round(ticks, 1'000'000'000u, freq_);
-    return detail::offset_saturated(static_cast<std::int64_t>(p.cpu_ns), step, forward);
+  // Nanoseconds of `ticks` at the nominal frequency (saturated at
+  // UINT64_MAX, which no room on the CPU clock admits).
+  std::uint64_t extrapolation_ns(std::uint64_t ticks) const noexcept {
+    if (freq_ == 0) return 0;
+    return detail::mul_div_round(ticks, 1'000'000'000u, freq_);
   }
 
   std::vector<correlation_point> points_;

@@ -12,7 +12,9 @@
 // period at 1 GHz, less a seeded idle share); GPU_ACTIVE (front-end 6 on
 // Job-Manager GPUs, 4 on CSF GPUs: FACTS-mali section 7) holds C and every
 // other counter of every block a seeded value in 0..C, so no counter exceeds
-// the active cycles. vinstr gap blocks (cores absent from the mask) hold
+// the active cycles. With the GPU's table (emulate_options::table) the values
+// also keep the relations of hwpc/mali/emulate_physics.hpp, so every derived
+// counter stays in its range. vinstr gap blocks (cores absent from the mask) hold
 // garbage that must never be read. kinstr_prfcnt blocks are now and then off
 // or protected: their values are garbage and left out of the truth.
 #pragma once
@@ -20,10 +22,12 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "hwpc/mali/block.hpp"
+#include "hwpc/mali/emulate_physics.hpp"
 #include "hwpc/mali/table.hpp"
 
 namespace hwpc::mali {
@@ -38,6 +42,9 @@ struct emulate_options {
   std::size_t samples = 1;
   std::uint64_t seed = 1;
   std::uint64_t period_ns = 1'000'000;
+  // The GPU's counter table: with it, the workload keeps the physics of
+  // emulate_physics.hpp (its values_per_block must equal the option's).
+  const gpu_table* table = nullptr;
 };
 
 struct emulation {
@@ -81,6 +88,10 @@ inline emulation emulate(const emulate_options& o) {
   using detail::emu_put;
   detail::emu_rng rng{o.seed};
   emulation e;
+  std::optional<detail::emu_physics> physics;
+  if (o.table != nullptr && o.table->values_per_block == o.values_per_block) {
+    physics.emplace(*o.table);
+  }
   // Header: magic, version 1, reader, L2 slices, GPU_ID, core mask.
   const char magic[] = "HWPCMALI";
   for (std::size_t i = 0; i < 8; ++i) emu_put(e.file, i, static_cast<unsigned char>(magic[i]), 1);
@@ -96,6 +107,14 @@ inline emulation emulate(const emulate_options& o) {
   for (std::size_t k = 0; k < o.samples; ++k) {
     const std::uint64_t cycles = o.period_ns;  // 1 GHz
     const std::uint64_t active = cycles - rng.below(cycles / 4 + 1);
+    const std::uint64_t busy = physics ? physics->busy_cycles(rng, active) : active;
+    auto emulate_one = [&](std::size_t type) {
+      if (physics) {
+        physics->fill(rng, static_cast<block_type>(type), active, busy, values);
+      } else {
+        emulate_block(rng, o, type, active, values);
+      }
+    };
     block_sums truth;
     const std::uint64_t end = o.period_ns * (k + 1);
     auto count = [&](std::size_t type) {
@@ -112,7 +131,7 @@ inline emulation emulate(const emulate_options& o) {
       std::size_t block_at = at + 32;
       auto put_block = [&](std::size_t type, bool present) {
         if (present) {
-          emulate_block(rng, o, type, active, values);
+          emulate_one(type);
           count(type);
         } else {
           values.assign(o.values_per_block, 0xa5a5a5a5u);
@@ -163,7 +182,7 @@ inline emulation emulate(const emulate_options& o) {
         emu_put(e.file, item + 16, at - buffer, 4);
         item += 48;
         if (state == 0x15u) {
-          emulate_block(rng, o, type, active, values);
+          emulate_one(type);
           count(type);
         } else {
           values.assign(o.values_per_block, 0x5a5a5a5a5a5a5a5aull);

@@ -193,12 +193,21 @@ class evaluator {
   // The hardware counter behind raw input k of metrics().
   counter_id input_counter(std::size_t k) const { return inputs_[k]; }
 
-  // Raw inputs, in metrics().inputs() order, from summed counters.
+  // Inputs, in metrics().inputs() order, from summed counters as the readers
+  // give them (sample::sums, kinstr_sample::sums): each scaled by its
+  // counter's shift (scale_counter), as Arm's sampler reports it.
   void inputs(const block_sums& sums, std::span<std::uint64_t> raw) const {
-    for (std::size_t k = 0; k < inputs_.size() && k < raw.size(); ++k) raw[k] = sums[inputs_[k]];
+    for (std::size_t k = 0; k < inputs_.size() && k < raw.size(); ++k) {
+      raw[k] = scale_counter(sums[inputs_[k]], table_->shift_of(inputs_[k]));
+    }
+  }
+  // The same from sums already scaled (scaled_sums, or totals of scaled
+  // counter columns): no shift applied again.
+  void scaled_inputs(const block_sums& scaled, std::span<std::uint64_t> raw) const {
+    for (std::size_t k = 0; k < inputs_.size() && k < raw.size(); ++k) raw[k] = scaled[inputs_[k]];
   }
 
-  // out[i]: metric i over summed counters (from either reader).
+  // out[i]: metric i over summed counters (from either reader; scaled here).
   result<void> evaluate(const block_sums& sums, std::span<expr::value> out) const {
     std::vector<std::uint64_t> raw(inputs_.size());
     inputs(sums, raw);

@@ -76,6 +76,23 @@ constexpr std::string_view kinstr_flags_name(std::uint32_t flags) noexcept {
   return "";
 }
 
+// How counter columns are named: by the hardware (GPU_ACTIVE, the layout's
+// names; the default) or by Streamline (MaliGPUActiveCy, the database's
+// MachineNames that Arm's tools show).
+enum class counter_naming { hardware, streamline };
+
+// The column name of a counter: its hardware name, or its Streamline name
+// (the hardware name where the table has none, which no generated table
+// lacks: every counter has exactly one, test_mali_derived).
+constexpr std::string_view counter_name(const gpu_table& t, const hw_counter& c,
+                                        counter_naming naming) noexcept {
+  if (naming == counter_naming::streamline) {
+    const std::string_view s = t.streamline_name_of(c.id);
+    if (!s.empty()) return s;
+  }
+  return c.name;
+}
+
 // What a schema holds besides the summed counters.
 struct row_options {
   bool timed = true;  // samples carry kbase times (kinstr_prfcnt, capture files)
@@ -88,6 +105,7 @@ struct row_options {
   // core's bit in the core mask. (The front end and the tiler have one
   // instance each: their sums are their values.)
   std::optional<sample_layout> per_instance;
+  counter_naming names = counter_naming::hardware;  // counter columns, per instance too
 };
 
 // One block instance of a per-instance schema.
@@ -119,14 +137,15 @@ inline row_schema schema_of(const gpu_product& gpu, const evaluator* ev, const r
   if (gpu.table->key != gpu.name) s.source += " (" + std::string(gpu.table->key) + " layout)";
   s.counters.reserve(gpu.table->counters.size());
   for (const hw_counter& c : gpu.table->counters) {
-    s.counters.push_back({std::string(c.name), "events", column_kind::counter});
+    s.counters.push_back(
+        {std::string(counter_name(*gpu.table, c, o.names)), "events", column_kind::counter});
   }
   if (o.per_instance) {
     for (const block_instance& b : instances_of(*o.per_instance)) {
       for (const hw_counter& c : gpu.table->counters) {
         if (c.id.block != b.type) continue;
-        s.counters.push_back(
-            {b.label() + "." + std::string(c.name), "events", column_kind::counter});
+        s.counters.push_back({b.label() + "." + std::string(counter_name(*gpu.table, c, o.names)),
+                              "events", column_kind::counter});
       }
     }
   }
@@ -155,6 +174,7 @@ class row_builder {
   row_builder(const gpu_product& gpu, const evaluator* ev, const row_options& o)
       : table_(gpu.table), ev_(ev), schema_(schema_of(gpu, ev, o)) {
     counters_.resize(schema_.counters.size());
+    for (const hw_counter& c : table_->counters) shifts_ = shifts_ || c.shift != 0;
     if (o.per_instance) {
       const auto inst = instances_of(*o.per_instance);
       std::uint32_t cores = 0, slot = 0;
@@ -164,7 +184,7 @@ class row_builder {
           core_has_slot_[b.number] = true;
         }
         for (const hw_counter& c : table_->counters) {
-          if (c.id.block == b.type) columns_.push_back({slot, c.id.index});
+          if (c.id.block == b.type) columns_.push_back({slot, c.id.index, c.shift});
         }
         ++slot;
       }
@@ -211,13 +231,20 @@ class row_builder {
     }
   }
 
-  // The row of one sample's summed counters.
+  // The row of one sample's summed counters (as the readers give them: each
+  // counter is scaled here by its shift, in the sums, the per-instance
+  // columns and the derived counters alike).
   result<const row*> make(std::uint64_t report, std::uint64_t offset, std::uint64_t begin,
-                          std::uint64_t end, const block_sums& sums, std::string_view reason) {
+                          std::uint64_t end, const block_sums& raw_sums, std::string_view reason) {
+    // Most layouts have no shift: no 4-KiB copy for them.
+    if (shifts_) scaled_ = scaled_sums(*table_, raw_sums);
+    const block_sums& sums = shifts_ ? scaled_ : raw_sums;
     const std::size_t n = table_->counters.size();
     for (std::size_t i = 0; i < n; ++i) counters_[i] = sums[table_->counters[i].id];
     for (std::size_t j = 0; j < columns_.size(); ++j) {
-      counters_[n + j] = instance_values_[columns_[j].slot * values_per_block_ + columns_[j].index];
+      const instance_column& c = columns_[j];
+      counters_[n + j] =
+          scale_counter(instance_values_[c.slot * values_per_block_ + c.index], c.shift);
     }
     if (auto ok = evaluate(sums); !ok) return ok.error_value();
     row_ = row{};
@@ -242,7 +269,7 @@ class row_builder {
   }
 
   // The metrics of counter totals in schema order (--summary): the same
-  // formulas over the sums of the rows.
+  // formulas over the sums of the rows (already scaled).
   result<void> metrics_of(std::span<const std::uint64_t> counters, std::vector<cell>& out) {
     block_sums sums;
     for (std::size_t i = 0; i < counters.size() && i < table_->counters.size(); ++i) {
@@ -255,9 +282,10 @@ class row_builder {
   }
 
  private:
+  // `sums` are scaled (scaled_sums).
   result<void> evaluate(const block_sums& sums) {
     if (ev_ == nullptr) return {};
-    ev_->inputs(sums, raw_);
+    ev_->scaled_inputs(sums, raw_);
     if (auto ok = ev_->metrics().evaluate(raw_, values_); !ok) return ok;
     for (std::size_t i = 0; i < values_.size(); ++i) {
       cells_[i] = values_[i].is_u64() ? cell::u(values_[i].bits) : cell::f(values_[i].as_double());
@@ -268,6 +296,7 @@ class row_builder {
   struct instance_column {
     std::size_t slot;
     std::size_t index;
+    unsigned shift;
   };
   const gpu_table* table_;
   const evaluator* ev_;
@@ -282,6 +311,8 @@ class row_builder {
   std::array<bool, 64> core_has_slot_{};
   std::size_t values_per_block_ = 0, slots_ = 0;
   std::uint32_t l2_slices_ = 0;
+  bool shifts_ = false;  // some counter of the table has a shift
+  block_sums scaled_;    // the current sample's sums, scaled, when shifts_
   row row_;
   row lost_;
 };

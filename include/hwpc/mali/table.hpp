@@ -26,7 +26,20 @@ inline constexpr std::size_t max_values_per_block = 128;
 struct hw_counter {
   counter_id id;
   std::string_view name;  // hardware name, e.g. "FRAG_QUADS_EZS_TEST"
+  // The layout's <Counter shift="n">: the hardware counts in units of 2^n
+  // (FRAG_SHADER_THREADS counts quads of threads on G715 and later), and
+  // Arm's sampler reports value << n (FACTS-mali section 6).
+  std::uint8_t shift = 0;
 };
+
+// value << shift, saturating at 2^64 - 1 where the shifted value would not fit
+// (Arm's sampler wraps; a saturated counter is visibly out of range, and the
+// plausibility checks of hwpc/mali/plausibility.hpp name it). docs/mali.md.
+constexpr std::uint64_t scale_counter(std::uint64_t value, unsigned shift) noexcept {
+  if (shift == 0) return value;
+  if (shift >= 64 || value > (~std::uint64_t{0} >> shift)) return ~std::uint64_t{0};
+  return value << shift;
+}
 
 // A Streamline counter name and the hardware counter it reads (a formula
 // input). The Mali-G72 guide's names (hwpc/mali/streamline_names.hpp) and the
@@ -69,6 +82,21 @@ struct gpu_table {
     }
     return {};
   }
+  // The shift of the counter at (block, index); 0 where none is given.
+  constexpr unsigned shift_of(counter_id id) const noexcept {
+    for (const hw_counter& c : counters) {
+      if (c.id == id) return c.shift;
+    }
+    return 0;
+  }
+  // The Streamline name (the database's MachineName) of the counter at `id`;
+  // empty when the table has none.
+  constexpr std::string_view streamline_name_of(counter_id id) const noexcept {
+    for (const streamline_counter& s : streamline) {
+      if (s.id == id) return s.name;
+    }
+    return {};
+  }
   // The counter with this hardware name, if the layout has one.
   constexpr std::optional<hw_counter> find(std::string_view name) const noexcept {
     for (const hw_counter& c : counters) {
@@ -90,6 +118,18 @@ struct block_sums {
     return at(id.block, id.index);
   }
 };
+
+// Raw sums as Arm reports them: every counter of `t` with a shift scaled by
+// scale_counter (summing first, then shifting, equals Arm's sum of shifted
+// values wherever neither wraps).
+constexpr block_sums scaled_sums(const gpu_table& t, block_sums sums) noexcept {
+  for (const hw_counter& c : t.counters) {
+    if (c.shift == 0 || c.id.index >= max_values_per_block) continue;
+    auto& v = sums.values[static_cast<std::size_t>(c.id.block)][c.id.index];
+    v = scale_counter(v, c.shift);
+  }
+  return sums;
+}
 
 // A product id (ProductInfo's <Id>: (arch_major << 12) | product_major) and
 // the table its hardware layout uses.
@@ -113,7 +153,7 @@ constexpr bool is_well_formed(const gpu_table& t) {
   for (std::size_t i = 0; i < t.counters.size(); ++i) {
     const hw_counter& c = t.counters[i];
     if (c.id.index < header_counters || c.id.index >= t.values_per_block) return false;
-    if (c.name.empty()) return false;
+    if (c.name.empty() || c.shift >= 32) return false;
     if (i > 0) {
       const hw_counter& p = t.counters[i - 1];
       if (p.id.block > c.id.block) return false;

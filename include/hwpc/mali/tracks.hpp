@@ -2,7 +2,8 @@
 // under the GPU, one group per block type holding the counters summed over
 // its instances, and within the L2 (memory) and shader-core groups one
 // group per instance ("L2 slice 0", "core 3": the core-mask bit) holding that
-// instance's counters, under the counters' own names; derived counters in
+// instance's counters, under the counters' names (hardware or Streamline, as
+// row_options::names asks); derived counters in
 // their own group under the GPU.
 //
 //   <capture>
@@ -33,14 +34,14 @@ inline output::perfetto::track_layout track_layout_of(const gpu_product& gpu, co
   const std::string g(gpu.name);
   for (const hw_counter& c : gpu.table->counters) {
     l.counters.push_back({g, std::string(to_string(c.id.block))});
-    l.counter_names.emplace_back(c.name);
+    l.counter_names.emplace_back(counter_name(*gpu.table, c, o.names));
   }
   if (o.per_instance) {
     for (const block_instance& b : instances_of(*o.per_instance)) {
       for (const hw_counter& c : gpu.table->counters) {
         if (c.id.block != b.type) continue;
         l.counters.push_back({g, std::string(to_string(b.type)), instance_group_name(b)});
-        l.counter_names.emplace_back(c.name);
+        l.counter_names.emplace_back(counter_name(*gpu.table, c, o.names));
       }
     }
   }

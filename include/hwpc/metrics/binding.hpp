@@ -81,7 +81,8 @@ class row_metrics {
   // schema has no column for (errc::unknown_name).
   static result<row_metrics> make(const metric_set& set, const device_values& device,
                                   const row_schema& schema,
-                                  const input_binder& binder = intel_input) {
+                                  const input_binder& binder = intel_input,
+                                  expr::arithmetic arith = expr::arithmetic::mdapi) {
     std::unordered_set<std::string_view> seen;
     for (const metric& m : set.metrics) {
       if (!seen.insert(m.symbol_name).second) {
@@ -89,7 +90,7 @@ class row_metrics {
                      "set " + set.symbol_name + " has two metrics named '" + m.symbol_name + "'");
       }
     }
-    auto bound = compile_and_bind(set, device);
+    auto bound = compile_and_bind(set, device, arith);
     if (!bound) return bound.error_value();
     // Metrics naming something unknown were left out at compile time; the
     // caller may say which and why (dropped()).
@@ -101,7 +102,7 @@ class row_metrics {
     // and not shown, as IGT computes it (docs/expressions.md).
     const metric_set available = available_with_dependencies(*bound);
     if (available.metrics.size() != bound->size()) {
-      auto again = compile_and_bind(available, device);
+      auto again = compile_and_bind(available, device, arith);
       if (!again) return again.error_value();
       bound = std::move(again);
     }
@@ -206,10 +207,13 @@ class row_metrics {
   static error plain(errc code, std::string message) {
     return error{code, 0, std::move(message), error_anchor::none};
   }
-  static result<bound_set> compile_and_bind(const metric_set& set, const device_values& device) {
+  static result<bound_set> compile_and_bind(const metric_set& set, const device_values& device,
+                                            expr::arithmetic arith) {
     // Every name given a value (--device-var too) is a device variable, and a
     // metric reading a device variable with no value is dropped (dropped()).
-    auto compiled = compile(set, options_for(device));  // the compiled set keeps its own copy
+    compile_options opt;
+    opt.arithmetic = arith;
+    auto compiled = compile(set, options_for(device, opt));  // the compiled set keeps its own copy
     if (!compiled) return compiled.error_value();
     return compiled->bind(device);
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hwpc/core/error.hpp"
+#include "hwpc/expr/arithmetic.hpp"
 #include "hwpc/expr/batch.hpp"
 #include "hwpc/expr/builder.hpp"
 #include "hwpc/expr/compile.hpp"
@@ -49,11 +50,15 @@ struct compile_options {
   bool drop_metrics_with_unknown_names = true;
   // Which device variables have a value on the device the set will be bound
   // to (empty: all of them). A metric whose formula reads a device variable
-  // without one (GpuMinFrequency of a raw file, L3BankTotalCount of any
-  // capture) is dropped like one naming something unknown, with that column;
+  // without one (GpuMinFrequency of a raw file, GeometryPipeTotalCount of an
+  // Xe stream) is dropped like one naming something unknown, with that column;
   // the rest of the set compiles. A max_equation reading one leaves its
   // metric without a maximum. options_for() in compile.hpp sets this.
   std::function<bool(std::string_view)> has_value;
+  // How integer products and quotients used as doubles are computed
+  // (expr/arithmetic.hpp): as Intel's metrics-discovery does (the default),
+  // or truncated as the formulas read literally, as IGT does.
+  expr::arithmetic arithmetic = expr::arithmetic::mdapi;
 };
 
 // A metric left out of a compiled set, and why (an errc::unknown_name error

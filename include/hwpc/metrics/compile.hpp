@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hwpc/core/error.hpp"
+#include "hwpc/expr/arithmetic.hpp"
 #include "hwpc/expr/batch.hpp"
 #include "hwpc/expr/builder.hpp"
 #include "hwpc/expr/compile.hpp"
@@ -89,7 +90,7 @@ class set_compiler {
       regs.emplace_back(add_output(*r));
     }
     p.nodes = std::move(b_).take();
-    out.prog_ = expr::compact(p, false);
+    out.prog_ = expr::compact(expr::with_arithmetic(p, opt_.arithmetic, referenced_), false);
     out.outputs_ = std::move(outs);
     out.register_outputs_ = std::move(regs);
     return out;
@@ -169,7 +170,10 @@ class set_compiler {
   expr::resolved resolve(std::string_view name) {
     if (auto it = by_symbol_.find(std::string(name)); it != by_symbol_.end()) {
       const std::size_t j = it->second;
-      if (state_[j] == done) return expr::resolved::at(root_[j]);
+      if (state_[j] == done) {
+        referenced_.push_back(root_[j]);
+        return expr::resolved::at(root_[j]);
+      }
       if (state_[j] == compiling) {
         // chain_ holds the metrics being compiled, outermost first.
         std::string cycle = "dependency cycle: ";
@@ -190,6 +194,7 @@ class set_compiler {
         return {expr::resolved::failed, 0, errc::inconsistent,
                 "referenced metric does not compile"};
       }
+      referenced_.push_back(root_[j]);
       return expr::resolved::at(root_[j]);
     }
     for (const auto& d : dropped_) {
@@ -221,7 +226,8 @@ class set_compiler {
   std::vector<state_t> state_;
   std::vector<std::uint32_t> root_;
   std::vector<std::size_t> chain_;
-  std::deque<std::string> messages_;  // owns cycle descriptions the parser quotes
+  std::vector<std::uint32_t> referenced_;  // roots of metrics a formula refers to
+  std::deque<std::string> messages_;       // owns cycle descriptions the parser quotes
   std::optional<error> error_;
   std::optional<std::size_t> failed_;
   bool in_metric_ = false;  // compiling a metric's formula (not a register_config's)

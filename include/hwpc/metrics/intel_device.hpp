@@ -33,14 +33,25 @@ struct intel_device {
   // Subslice (XeCore) slots per slice in subslice_mask: the topology's
   // max_subslices. 0 when unknown (no per-XeCore variables then).
   unsigned subslice_stride = 0;
-  // Hardware threads per EU. Not in the topology query; 7 on Gen8 .. Gen12,
-  // 8 on Xe-HPG (DG2), Meteor Lake and Xe2/Xe3 (docs/expressions.md).
+  // Hardware threads per EU. Not in the topology query; 7 on Gen8 .. Gen12
+  // but 6 on Broxton and Gemini Lake, 8 on Xe-HPG (DG2), Meteor Lake and
+  // Xe2, 10 on Xe3 (Panther Lake) (docs/expressions.md).
   std::uint64_t threads_per_eu = 7;
+  // XeCores per slice where the slices are groups of the flat XeCore mask
+  // (Xe2: 4, Xe3: 6; metrics-discovery's slice mask on the Xe driver, which
+  // reports no slices): SliceTotalCount and the per-slice variables follow
+  // these groups. 0: the slices are the topology's own.
+  unsigned xecores_per_slice = 0;
   std::uint64_t revision = 0;
   // Units of Xe2 and later that neither DEVICE_INFO nor DEVICE_TOPOLOGY
-  // describes (the Xe driver's L3-bank topology and engine list do): 0 means
-  // unknown, and the metrics that read them are dropped unless the caller
-  // gives a value (docs/expressions.md, "Device variables").
+  // describes (the Xe driver's L3-bank topology and engine list do). A count
+  // left 0 is derived by to_device_values() where its inputs are known
+  // (unit_counts()); one still unknown drops the metrics that read it unless
+  // the caller gives a value (docs/expressions.md, "Device variables").
+  // The L3-bank mask: DRM_XE_TOPO_L3_BANK of the Xe topology query; for a
+  // platform alone, its full part's (device_of()).
+  std::uint64_t l3_bank_mask = 0;
+  unsigned l3_banks_per_node = 0;          // 4 on Xe2 and Xe3 (metrics-discovery)
   std::uint64_t l3_bank_count = 0;         // L3BankTotalCount
   std::uint64_t l3_node_count = 0;         // L3NodeTotalCount
   std::uint64_t sqidi_count = 0;           // SqidiTotalCount
@@ -57,10 +68,36 @@ struct intel_device {
 inline intel_device device_of(intel::platform p) {
   intel_device d;
   d.timestamp_frequency_hz = intel::info(p).timestamp_frequency_hz;
-  // Eight threads per EU (XVE) from Xe-HPG on: IGT sets 8 for DG2 (and PVC)
-  // and leaves its default 7 on Xe2; Mesa's device tables and Intel's
-  // metrics-discovery say 8 for Xe2/Xe3 (docs/expressions.md).
+  // Threads per EU (XVE) as metrics-discovery's per-platform table has them
+  // (docs/expressions.md): 6 on Broxton and Gemini Lake, 8 from Xe-HPG on,
+  // 10 on Xe3. IGT sets 8 for DG2 and PVC and leaves its default 7 elsewhere.
+  if (p == intel::platform::bxt || p == intel::platform::glk) d.threads_per_eu = 6;
   if (intel::info(p).gen >= intel::generation::gen12_5) d.threads_per_eu = 8;
+  if (intel::info(p).gen == intel::generation::xe3) d.threads_per_eu = 10;
+  if (intel::info(p).gen == intel::generation::xe2) d.xecores_per_slice = 4;
+  if (intel::info(p).gen == intel::generation::xe3) d.xecores_per_slice = 6;
+  // The L3 banks of the full part (metrics-discovery's maximum L3 nodes of
+  // 4 banks each): Lunar Lake 2 nodes, Battlemage G21 (B580, B570) 6, Panther
+  // Lake H 2. A part with fewer banks enabled, BMG G31 (8 nodes) or PTL-U (1
+  // node, 2 SQIDIs) needs the capture's mask or --device-var
+  // (docs/expressions.md). One compute engine: the Xe driver's default CCS
+  // mode gives one engine all compute resources, and its engine list, which
+  // metrics-discovery counts, then names one.
+  switch (p) {
+    case intel::platform::lnl:
+    case intel::platform::ptl:
+      d.l3_bank_mask = 0xff;
+      break;
+    case intel::platform::bmg:
+      d.l3_bank_mask = 0xffffff;
+      break;
+    default:
+      break;
+  }
+  if (d.l3_bank_mask != 0) {
+    d.l3_banks_per_node = 4;
+    d.compute_engine_count = 1;
+  }
   return d;
 }
 
@@ -123,11 +160,72 @@ inline intel_device device_of(const intel::xe_recording& rec) {
   return d;
 }
 
+// The slices of a topology and the XeCore slots of each: the topology's own,
+// or on Xe2/Xe3 groups of xecores_per_slice XeCores of the flat XeCore mask,
+// a slice present when any XeCore of its group is (metrics-discovery's slice
+// mask on the Xe driver, which reports no slices).
+struct slices_of {
+  std::uint64_t mask = 0;
+  unsigned stride = 0;
+};
+inline slices_of slice_layout(const intel_device& d) {
+  if (d.xecores_per_slice == 0 || d.xecores_per_slice >= 64) {
+    return {d.slice_mask, d.subslice_stride};
+  }
+  const unsigned per = d.xecores_per_slice;
+  const std::uint64_t group = (1ull << per) - 1;
+  slices_of out{0, per};
+  for (unsigned s = 0; s * per < 64; ++s) {
+    if ((d.subslice_mask >> (s * per)) & group) out.mask |= 1ull << s;
+  }
+  return out;
+}
+
+// The unit counts metrics-discovery derives on the Xe driver, filled in where
+// `d` leaves them 0 and has their inputs: L3 banks are the bits of the
+// L3-bank mask; an L3 node is a group of l3_banks_per_node banks, present
+// when any of its banks is; SQIDIs are the L3 nodes; copy engines are pairs
+// of L3 nodes (a pair counts when either node is present); geometry pipes
+// are one per slice, depth and color pipes two per slice (one when a slice
+// has at most two XeCores), the slices those of `slices`.
+inline intel_device unit_counts(intel_device d, std::uint64_t slices) {
+  if (d.l3_bank_mask != 0 && d.l3_banks_per_node != 0 && d.l3_banks_per_node < 64) {
+    const unsigned per = d.l3_banks_per_node;
+    const std::uint64_t group = (1ull << per) - 1;
+    std::uint64_t nodes = 0;
+    for (unsigned i = 0; i * per < 64; ++i) {
+      if ((d.l3_bank_mask >> (i * per)) & group) nodes |= 1ull << i;
+    }
+    std::uint64_t pairs = 0;
+    for (unsigned i = 0; i < 32; ++i) {
+      if ((nodes >> (2 * i)) & 3) pairs |= 1ull << i;
+    }
+    auto fill = [](std::uint64_t& v, std::uint64_t x) {
+      if (v == 0) v = x;
+    };
+    fill(d.l3_bank_count, static_cast<std::uint64_t>(std::popcount(d.l3_bank_mask)));
+    fill(d.l3_node_count, static_cast<std::uint64_t>(std::popcount(nodes)));
+    fill(d.sqidi_count, static_cast<std::uint64_t>(std::popcount(nodes)));
+    fill(d.copy_engine_count, static_cast<std::uint64_t>(std::popcount(pairs)));
+  }
+  if (slices != 0 && d.xecores_per_slice != 0) {
+    const std::uint64_t zpixel = d.xecores_per_slice <= 2 ? 1 : 2;
+    if (d.geometry_pipe_count == 0) d.geometry_pipe_count = slices;
+    if (d.depth_pipe_count == 0) d.depth_pipe_count = slices * zpixel;
+    if (d.color_pipe_count == 0) d.color_pipe_count = slices * zpixel;
+  }
+  return d;
+}
+
 // The values for compiled_set::bind(): every device variable Intel's metric
 // code generator maps (docs/expressions.md, "Device variables"). Variables
 // the device does not know are left out, so binding names the first one a
 // formula needs.
-inline device_values to_device_values(const intel_device& d) {
+inline device_values to_device_values(const intel_device& device) {
+  const intel_device d =
+      unit_counts(device, device.has_topology()
+                              ? static_cast<std::uint64_t>(std::popcount(slice_layout(device).mask))
+                              : 0);
   device_values v;
   auto u = [](std::uint64_t x) { return expr::value::u(x); };
   v["GpuTimestampFrequency"] = u(d.timestamp_frequency_hz);
@@ -148,14 +246,15 @@ inline device_values to_device_values(const intel_device& d) {
   // Threads per EU are the platform's, topology or not.
   for (const char* n : {"EuThreadsCount", "VectorEngineThreadsCount"}) v[n] = u(d.threads_per_eu);
   if (!d.has_topology()) return v;
-  const auto slices = static_cast<std::uint64_t>(std::popcount(d.slice_mask));
+  const auto [slice_mask, stride] = slice_layout(d);
+  const auto slices = static_cast<std::uint64_t>(std::popcount(slice_mask));
   const auto subslices = static_cast<std::uint64_t>(std::popcount(d.subslice_mask));
   for (const char* n : {"EuCoresTotalCount", "VectorEngineTotalCount"}) v[n] = u(d.eu_count);
   for (const char* n : {"EuSlicesTotalCount", "SliceTotalCount"}) v[n] = u(slices);
   for (const char* n : {"EuSubslicesTotalCount", "EuDualSubslicesTotalCount", "XeCoreTotalCount"}) {
     v[n] = u(subslices);
   }
-  for (const char* n : {"SliceMask", "GtSliceMask"}) v[n] = u(d.slice_mask);
+  for (const char* n : {"SliceMask", "GtSliceMask"}) v[n] = u(slice_mask);
   for (const char* n : {"SubsliceMask", "DualSubsliceMask", "GtSubsliceMask", "GtDualSubsliceMask",
                         "XeCoreMask", "GtXeCoreMask"}) {
     v[n] = u(d.subslice_mask);
@@ -169,13 +268,12 @@ inline device_values to_device_values(const intel_device& d) {
   for (unsigned x = 0; x < max_named_xecores; ++x) {
     v["GtXeCore" + std::to_string(x)] = u((d.subslice_mask >> x) & 1);
   }
-  if (d.subslice_stride == 0) return v;
+  if (stride == 0) return v;
   // Per slice and per subslice/XeCore: 1 when present. Indices past the
   // topology read 0, as IGT's slice/subslice availability helpers do.
-  const unsigned stride = d.subslice_stride;
   std::uint64_t first_four = 0;
   for (unsigned s = 0; s < max_named_slices; ++s) {
-    const bool slice = s < 64 && ((d.slice_mask >> s) & 1) != 0;
+    const bool slice = s < 64 && ((slice_mask >> s) & 1) != 0;
     v["GtSlice" + std::to_string(s)] = u(slice ? 1 : 0);
     for (unsigned ss = 0; ss < max_named_subslices; ++ss) {
       const unsigned bit = s * stride + ss;

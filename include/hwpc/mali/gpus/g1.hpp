@@ -30,7 +30,8 @@ namespace hwpc::mali::gpus {
 
 namespace detail {
 // 214 counters (front_end 39, tiler 23, memory 42, shader_core 110),
-// sorted by block type, then index.
+// sorted by block type, then index; a third field is the counter's shift
+// (<Counter shift="n">: Arm reports value << n), given only when not 0.
 inline constexpr hw_counter g1_counters[] = {
     {{block_type::front_end, 4}, "GPU_ACTIVE"},
     {{block_type::front_end, 5}, "MCU_ACTIVE"},
@@ -86,8 +87,8 @@ inline constexpr hw_counter g1_counters[] = {
     {{block_type::tiler, 22}, "POS_SHADER_PARTIAL_WARPS"},
     {{block_type::tiler, 23}, "POS_SHADER_STALL"},
     {{block_type::tiler, 24}, "POS_FIFO_FULL"},
-    {{block_type::tiler, 26}, "VCACHE_HIT"},
-    {{block_type::tiler, 34}, "VBU_HIT"},
+    {{block_type::tiler, 26}, "VCACHE_HIT", 4},
+    {{block_type::tiler, 34}, "VBU_HIT", 4},
     {{block_type::tiler, 36}, "VAR_SHADER_WARPS"},
     {{block_type::tiler, 37}, "VAR_SHADER_PARTIAL_WARPS"},
     {{block_type::tiler, 38}, "VAR_SHADER_STALL"},
@@ -194,7 +195,7 @@ inline constexpr hw_counter g1_counters[] = {
     {{block_type::shader_core, 62}, "BEATS_WR_TIB"},
     {{block_type::shader_core, 63}, "BEATS_WR_OTHER"},
     {{block_type::shader_core, 68}, "FRAG_QUADS_COARSE"},
-    {{block_type::shader_core, 69}, "FRAG_SHADER_THREADS"},
+    {{block_type::shader_core, 69}, "FRAG_SHADER_THREADS", 2},
     {{block_type::shader_core, 77}, "RT_TRAVERSAL_STACK_OVERFLOW"},
     {{block_type::shader_core, 78}, "RT_BOX_ISSUE_CYCLES"},
     {{block_type::shader_core, 79}, "RT_TRI_ISSUE_CYCLES"},

@@ -30,7 +30,8 @@ namespace hwpc::mali::gpus {
 
 namespace detail {
 // 146 counters (front_end 27, tiler 21, memory 48, shader_core 50),
-// sorted by block type, then index.
+// sorted by block type, then index; a third field is the counter's shift
+// (<Counter shift="n">: Arm reports value << n), given only when not 0.
 inline constexpr hw_counter g31_counters[] = {
     {{block_type::front_end, 6}, "GPU_ACTIVE"},
     {{block_type::front_end, 7}, "IRQ_ACTIVE"},

@@ -30,7 +30,8 @@ namespace hwpc::mali::gpus {
 
 namespace detail {
 // 185 counters (front_end 34, tiler 22, memory 45, shader_core 84),
-// sorted by block type, then index.
+// sorted by block type, then index; a third field is the counter's shift
+// (<Counter shift="n">: Arm reports value << n), given only when not 0.
 inline constexpr hw_counter g720_counters[] = {
     {{block_type::front_end, 4}, "GPU_ACTIVE"},
     {{block_type::front_end, 5}, "MCU_ACTIVE"},
@@ -189,7 +190,7 @@ inline constexpr hw_counter g720_counters[] = {
     {{block_type::shader_core, 62}, "BEATS_WR_TIB"},
     {{block_type::shader_core, 63}, "BEATS_WR_LSC_WB"},
     {{block_type::shader_core, 68}, "FRAG_QUADS_COARSE"},
-    {{block_type::shader_core, 69}, "FRAG_SHADER_THREADS"},
+    {{block_type::shader_core, 69}, "FRAG_SHADER_THREADS", 2},
     {{block_type::shader_core, 70}, "RT_RAY_TRI"},
     {{block_type::shader_core, 71}, "RT_RAY_BOX"},
     {{block_type::shader_core, 72}, "RT_RAY_TRI_BIN_1_4"},

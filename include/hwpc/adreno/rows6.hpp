@@ -1,0 +1,188 @@
+// A6XX and A7XX query results for the rows of rows.hpp: which recognised
+// events (recognise6.hpp) are results, which begin a stretch, and the values
+// a result's row carries (docs/adreno.md, "Rows").
+//
+// A begin and its end are paired by the slot layouts both freedreno drivers
+// use (FACTS-adreno6 section 4), the end being written a fixed distance after
+// its begin in the same slot:
+//   occlusion         sample count 16 bytes after the last one (+16 start, +32
+//                     stop); the value is the slot's result, 8 bytes before;
+//   time elapsed      an event-write timestamp 16 bytes after an open one
+//                     (gallium's +16 start, +32 stop); stop - start ticks;
+//   pipeline stats    the same RBBM_PIPESTAT pairs read 8 bytes x pairs after
+//                     an open read (gallium +8/+16 for one, turnip +96/+184
+//                     for all eleven, turnip's primitives generated +16/+24);
+//                     end - begin per statistic;
+//   stream-out        counts written 64 bytes after an open write (+32 begin[4],
+//                     +96 end[4], both drivers); end - begin per stream and
+//                     count.
+// A begin is a report that starts a stretch (no row), except a timestamp:
+// gallium's TIMESTAMP query writes its value exactly as a time-elapsed begin
+// does, so every timestamp not closing a time-elapsed stretch is a
+// `timestamp` row. Turnip's timestamps (register copies) never pair: its
+// query pool puts consecutive timestamps 16 bytes apart.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "hwpc/adreno/perfcounters.hpp"
+#include "hwpc/adreno/queries.hpp"
+#include "hwpc/adreno/recognise6.hpp"
+#include "hwpc/adreno/row_columns.hpp"
+
+namespace hwpc::adreno {
+
+// RBBM_PIPESTAT pair i (FACTS-adreno6 4.1) as a column.
+inline constexpr std::string_view pipeline_statistic_columns[11] = {
+    "ia_vertices",    "ia_primitives",  "vs_invocations", "hs_invocations",
+    "ds_invocations", "gs_invocations", "gs_primitives",  "c_invocations",
+    "c_primitives",   "ps_invocations", "cs_invocations"};
+inline constexpr std::string_view pipeline_statistic_units[11] = {
+    "vertices",   "primitives",  "invocations", "invocations", "invocations", "invocations",
+    "primitives", "invocations", "primitives",  "invocations", "invocations"};
+// WRITE_PRIMITIVE_COUNTS' record of stream s: {written, generated}.
+inline constexpr std::string_view stream_out_columns[8] = {
+    "primitives_written_0",   "primitives_generated_0", "primitives_written_1",
+    "primitives_generated_1", "primitives_written_2",   "primitives_generated_2",
+    "primitives_written_3",   "primitives_generated_3"};
+
+// Byte distances from a begin to its end in the drivers' slots.
+namespace slot6 {
+inline constexpr std::uint64_t sample_count_end = 16;
+inline constexpr std::uint64_t time_elapsed_end = 16;
+inline constexpr std::uint64_t stream_out_end = 64;
+constexpr std::uint64_t pipeline_stats_end(std::uint32_t pairs) noexcept { return 8ull * pairs; }
+}  // namespace slot6
+
+// What one event is for the rows.
+struct result6 {
+  enum class kind : std::uint8_t { none, stretch_start, row };
+  kind what = kind::none;  // none: not a report (a select, an address write)
+  std::string reason;
+  std::vector<counter_key> columns;  // columns after the fixed ones the row may fill
+  std::vector<std::pair<std::string, std::uint64_t>> values;  // column name, value
+  std::optional<std::uint64_t> begin, end;  // the row's own time (ticks), when it has one
+  std::optional<std::size_t> section;       // the dump section holding the value
+};
+
+class rows6 {
+ public:
+  // read(address, bytes, std::optional<std::size_t>* section) gives the
+  // little-endian value the capture's memory holds there, or none.
+  template <class Read>
+  result6 take(const query6_event& e, const Read& read) {
+    using k = query6_event::kind;
+    result6 r;
+    switch (e.what) {
+      case k::counter_select:
+        selected_[{e.group, e.counter}] = e.value;
+        return r;
+      case k::sample_count: {
+        const bool end =
+            last_sample_count_ && e.address == *last_sample_count_ + slot6::sample_count_end;
+        last_sample_count_ = end ? std::nullopt : std::optional(e.address);
+        if (!end) return start(r);
+        r.what = result6::kind::row;
+        r.reason = "occlusion";
+        if (auto v = read(e.address - 8, 8, &r.section))
+          r.values.emplace_back("samples_passed", *v);
+        return r;
+      }
+      case k::timestamp: {
+        r.what = result6::kind::row;
+        const auto v = read(e.address, 8, &r.section);
+        if (e.event_write && close(k::timestamp, 0, 0, e.address - slot6::time_elapsed_end)) {
+          r.reason = "time-elapsed";
+          const auto begin = read(e.address - slot6::time_elapsed_end, 8, nullptr);
+          if (begin && v) {
+            r.begin = *begin;
+            r.end = *v;
+            r.values.emplace_back("time_elapsed", ticks_to_ns(*v - *begin));
+          }
+          return r;
+        }
+        if (e.event_write) open(k::timestamp, 0, 0, e.address);
+        r.reason = "timestamp";
+        if (v) {
+          r.begin = r.end = *v;
+          r.values.emplace_back("gpu_time", ticks_to_ns(*v));
+        }
+        return r;
+      }
+      case k::pipeline_stats:
+        return counts(e, read, slot6::pipeline_stats_end(e.count), "pipeline-statistics");
+      case k::stream_out:
+        return counts(e, read, slot6::stream_out_end, "stream-out");
+      case k::counter_sample: {
+        r.what = result6::kind::row;
+        const counter_key key{e.group, e.counter};
+        r.columns.push_back(key);
+        const auto it = selected_.find({e.group, e.counter});
+        r.reason = it != selected_.end() ? countable_name(*e.group, it->second) : key.name();
+        if (auto v = read(e.address, 8, &r.section)) r.values.emplace_back(key.name(), *v);
+        return r;
+      }
+    }
+    return r;
+  }
+
+ private:
+  using open_key = std::tuple<query6_event::kind, std::uint32_t, std::uint32_t, std::uint64_t>;
+  // Begins waiting for their end; a stream that never ends its queries
+  // forgets the oldest (by key) rather than grow without bound.
+  static constexpr std::size_t max_open = 4096;
+
+  static result6& start(result6& r) {
+    r.what = result6::kind::stretch_start;
+    return r;
+  }
+  void open(query6_event::kind what, std::uint32_t first, std::uint32_t n, std::uint64_t at) {
+    if (open_.size() >= max_open) open_.erase(open_.begin());
+    open_.insert({what, first, n, at});
+  }
+  bool close(query6_event::kind what, std::uint32_t first, std::uint32_t n, std::uint64_t at) {
+    return open_.erase({what, first, n, at}) != 0;
+  }
+
+  // Pipeline statistics (pairs e.value .. e.value + e.count - 1) or the
+  // stream-out records: a begin, or the row of end - begin for each count.
+  template <class Read>
+  result6 counts(const query6_event& e, const Read& read, std::uint64_t distance,
+                 const char* reason) {
+    result6 r;
+    const std::uint64_t begin = e.address - distance;
+    if (!close(e.what, e.value, e.count, begin)) {
+      open(e.what, e.value, e.count, e.address);
+      return start(r);
+    }
+    r.what = result6::kind::row;
+    r.reason = reason;
+    const bool stats = e.what == query6_event::kind::pipeline_stats;
+    const std::uint32_t n = stats ? e.count : 8;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      counter_key key;
+      key.column = stats ? pipeline_statistic_columns[e.value + i] : stream_out_columns[i];
+      key.units = stats ? pipeline_statistic_units[e.value + i] : "primitives";
+      r.columns.push_back(key);
+      const auto end = read(e.address + 8 * i, 8, i == 0 ? &r.section : nullptr);
+      const auto first = read(begin + 8 * i, 8, nullptr);
+      if (end && first) r.values.emplace_back(key.name(), *end - *first);
+    }
+    return r;
+  }
+
+  std::map<std::pair<const counter_group*, std::uint32_t>, std::uint32_t> selected_;
+  std::optional<std::uint64_t> last_sample_count_;
+  std::set<open_key> open_;
+};
+
+}  // namespace hwpc::adreno

@@ -1,0 +1,284 @@
+// Rows of the row contract (core/row.hpp) collected as columns, then handed
+// to NumPy without a copy.
+//
+// column_sink is an output::row_writer: the readers and metric_rows feed it
+// exactly as they feed the CSV writer. Each column is a std::vector that
+// grows as rows come (no Python object per row or per value, no GIL), and
+// to_python() moves every vector into a NumPy array that owns it (a capsule
+// frees it), so filling the columns is the only pass over the data.
+//
+// The same rows give the same columns for every vendor and input kind:
+// report and offset (int64), begin and end (uint64, on the schema's clock),
+// one uint64 per counter (0 on a loss row), reason (codes into a list of the
+// distinct texts), ctx_id (int64, -1 when the source could not tell), one
+// float64 per metric (NaN where the formula gave nothing, and on a loss row),
+// and lost (bool).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <sys/mman.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <new>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "hwpc/core/row.hpp"
+#include "hwpc/output/summary.hpp"
+#include "hwpc/output/text.hpp"
+
+namespace hwpc::py {
+
+namespace pyb = pybind11;
+
+// Moves `v` into a NumPy array that owns it.
+template <class T, class A>
+pyb::array_t<T> to_numpy(std::vector<T, A>&& v) {
+  auto* owned = new std::vector<T, A>(std::move(v));
+  pyb::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T, A>*>(p); });
+  return pyb::array_t<T>({static_cast<pyb::ssize_t>(owned->size())}, owned->data(), free_it);
+}
+
+// An allocator of 2 MiB-aligned blocks with transparent huge pages asked
+// for: a decode fills fresh memory, and with 4 KiB pages the kernel's page
+// faults cost more than the filling (docs/performance.md, "Python").
+template <class T>
+struct huge_allocator {
+  using value_type = T;
+  static constexpr std::size_t huge = std::size_t{2} << 20;
+  huge_allocator() = default;
+  template <class U>
+  huge_allocator(const huge_allocator<U>&) noexcept {}  // NOLINT: rebinding
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < huge) return static_cast<T*>(::operator new(bytes));
+    const std::size_t rounded = (bytes + huge - 1) & ~(huge - 1);
+    void* p = std::aligned_alloc(huge, rounded);
+    if (p == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    ::madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n * sizeof(T) < huge) {
+      ::operator delete(p);
+    } else {
+      std::free(p);
+    }
+  }
+  template <class U>
+  bool operator==(const huge_allocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+template <class T>
+using column_vector = std::vector<T, huge_allocator<T>>;
+
+// NaN for an empty cell, else the value as a double (what pandas holds).
+inline double cell_value(const cell& c) noexcept {
+  return c.is_none() ? std::numeric_limits<double>::quiet_NaN() : c.as_double();
+}
+
+inline pyb::dict schema_to_python(const row_schema& s) {
+  auto columns = [](const std::vector<column>& cs) {
+    pyb::list out;
+    for (const column& c : cs) out.append(pyb::make_tuple(c.name, c.units));
+    return out;
+  };
+  pyb::dict d;
+  d["source"] = s.source;
+  d["counters"] = columns(s.counters);
+  d["metrics"] = columns(s.metrics);
+  d["clock"] = s.clock == clock_kind::gpu_timestamp ? "gpu_timestamp" : "cpu_ns";
+  d["ticks_per_second"] = s.ticks_per_second;
+  d["has_context"] = s.has_context;
+  d["has_losses"] = s.has_losses;
+  return d;
+}
+
+inline pyb::dict accounting_to_python(const accounting& a) {
+  pyb::dict d;
+  d["records"] = a.records;
+  d["reports"] = a.reports;
+  d["intervals"] = a.intervals;
+  d["filtered"] = a.filtered;
+  d["stretch_starts"] = a.stretch_starts;
+  d["skipped_zero"] = a.skipped_zero;
+  d["report_lost"] = a.report_lost;
+  d["buffer_lost"] = a.buffer_lost;
+  d["overflow"] = a.overflow;
+  d["gaps"] = a.gaps;
+  d["unknown"] = a.unknown;
+  return d;
+}
+
+class column_sink final : public output::row_writer {
+ public:
+  // Rows are staged row-major, `block` at a time, and appended to the
+  // columns a column at a time: writing each value straight to its column
+  // would touch one page per column per row (95 columns for TGL with
+  // RenderBasic), which costs more than the decode (docs/performance.md).
+  static constexpr std::size_t block = 256;
+
+  explicit column_sink(const row_schema& s)
+      : counters_(s.counters.size()),
+        metrics_(s.metrics.size()),
+        staged_counters_(block * s.counters.size()),
+        staged_metrics_(block * s.metrics.size()) {}
+
+  // A hint: about `rows` rows will come (the columns then grow in place).
+  void reserve(std::size_t rows) {
+    for (auto* v : {&report_, &offset_, &ctx_}) v->reserve(rows);
+    begin_.reserve(rows);
+    end_.reserve(rows);
+    lost_.reserve(rows);
+    reason_.reserve(rows);
+    for (auto& c : counters_) c.reserve(rows);
+    for (auto& m : metrics_) m.reserve(rows);
+  }
+
+  void write(const row& r) override {
+    report_.push_back(static_cast<std::int64_t>(r.report));
+    offset_.push_back(static_cast<std::int64_t>(r.offset));
+    begin_.push_back(r.begin);
+    end_.push_back(r.end);
+    lost_.push_back(r.lost);
+    reason_.push_back(reason_code(r.reason));
+    ctx_.push_back(r.has_context ? std::int64_t{r.context} : -1);
+    const std::size_t nc = counters_.size(), nm = metrics_.size();
+    std::uint64_t* c = staged_counters_.data() + staged_ * nc;
+    const std::size_t have_c = r.counters.size() < nc ? r.counters.size() : nc;
+    for (std::size_t i = 0; i < have_c; ++i) c[i] = r.counters[i];
+    for (std::size_t i = have_c; i < nc; ++i) c[i] = 0;
+    double* m = staged_metrics_.data() + staged_ * nm;
+    const std::size_t have_m = r.metrics.size() < nm ? r.metrics.size() : nm;
+    for (std::size_t j = 0; j < have_m; ++j) m[j] = cell_value(r.metrics[j]);
+    for (std::size_t j = have_m; j < nm; ++j) m[j] = std::numeric_limits<double>::quiet_NaN();
+    if (++staged_ == block) flush();
+  }
+  void end(const accounting& acc) override {
+    flush();
+    acc_ = acc;
+  }
+  const accounting& acc() const noexcept { return acc_; }
+
+  // {"report": ..., ..., "counters": [arrays], "metrics": [arrays],
+  //  "reason_codes": int32 array, "reasons": [texts]}; needs the GIL.
+  pyb::dict to_python() {
+    pyb::dict d;
+    d["report"] = to_numpy(std::move(report_));
+    d["offset"] = to_numpy(std::move(offset_));
+    d["begin"] = to_numpy(std::move(begin_));
+    d["end"] = to_numpy(std::move(end_));
+    d["lost"] = to_numpy(std::move(lost_)).attr("view")("bool");
+    d["reason_codes"] = to_numpy(std::move(reason_));
+    pyb::list reasons;
+    for (const std::string& t : reasons_) reasons.append(pyb::str(t));
+    d["reasons"] = reasons;
+    d["ctx_id"] = to_numpy(std::move(ctx_));
+    pyb::list counters, metrics;
+    for (auto& c : counters_) counters.append(to_numpy(std::move(c)));
+    for (auto& m : metrics_) metrics.append(to_numpy(std::move(m)));
+    d["counters"] = counters;
+    d["metrics"] = metrics;
+    d["accounting"] = accounting_to_python(acc_);
+    return d;
+  }
+
+ private:
+  // Rows of one capture repeat a handful of reason texts: the last one is
+  // checked first, the map only when the text changes.
+  std::int32_t reason_code(std::string_view text) {
+    if (last_code_ >= 0 && reasons_[static_cast<std::size_t>(last_code_)] == text) {
+      return last_code_;
+    }
+    auto [it, added] =
+        codes_.try_emplace(std::string(text), static_cast<std::int32_t>(reasons_.size()));
+    if (added) reasons_.emplace_back(text);
+    last_code_ = it->second;
+    return last_code_;
+  }
+
+  column_vector<std::int64_t> report_, offset_, ctx_;
+  column_vector<std::uint64_t> begin_, end_;
+  column_vector<std::uint8_t> lost_;
+  column_vector<std::int32_t> reason_;
+  std::vector<column_vector<std::uint64_t>> counters_;
+  std::vector<column_vector<double>> metrics_;
+  std::vector<std::string> reasons_;
+  std::unordered_map<std::string, std::int32_t> codes_;
+  // The staged rows to their columns, one column at a time.
+  void flush() {
+    if (staged_ == 0) return;
+    const std::size_t nc = counters_.size(), nm = metrics_.size();
+    for (std::size_t c = 0; c < nc; ++c) {
+      // push_back, not resize: resize would clear the memory first.
+      column_vector<std::uint64_t>& col = counters_[c];
+      for (std::size_t i = 0; i < staged_; ++i) col.push_back(staged_counters_[i * nc + c]);
+    }
+    for (std::size_t j = 0; j < nm; ++j) {
+      column_vector<double>& col = metrics_[j];
+      for (std::size_t i = 0; i < staged_; ++i) col.push_back(staged_metrics_[i * nm + j]);
+    }
+    staged_ = 0;
+  }
+
+  std::int32_t last_code_ = -1;
+  accounting acc_;
+  std::vector<std::uint64_t> staged_counters_;  // staged row i's counters at [i * counters]
+  std::vector<double> staged_metrics_;          // staged row i's metrics at [i * metrics]
+  std::size_t staged_ = 0;
+};
+
+// The totals of `hwpc decode --summary` (output/summary.hpp) as one row.
+class totals_sink final : public output::row_writer {
+ public:
+  totals_sink(const row_schema& s, output::totals_metric_fn metrics_of)
+      : s_(s), metrics_of_(std::move(metrics_of)) {
+    t_.counters.assign(s.counters.size(), 0);
+  }
+  void write(const row& r) override { output::add_row(t_, r); }
+  void end(const accounting& acc) override {
+    acc_ = acc;
+    output::finish_totals(t_, s_, acc, metrics_of_);
+  }
+  const accounting& acc() const noexcept { return acc_; }
+
+  pyb::dict to_python() const {
+    auto one = [](auto v) { return to_numpy(std::vector<decltype(v)>{v}); };
+    pyb::dict d;
+    d["intervals"] = one(t_.intervals);
+    d["elapsed_ticks"] = one(t_.elapsed);
+    pyb::list counters, metrics;
+    for (std::uint64_t v : t_.counters) counters.append(one(v));
+    for (std::size_t j = 0; j < s_.metrics.size(); ++j) {
+      metrics.append(one(j < t_.metrics.size() ? cell_value(t_.metrics[j])
+                                               : std::numeric_limits<double>::quiet_NaN()));
+    }
+    d["counters"] = counters;
+    d["reports"] = one(t_.reports);
+    d["skipped_zero"] = one(t_.skipped_zero);
+    if (t_.discontinuities) d["discontinuities"] = one(*t_.discontinuities);
+    d["metrics"] = metrics;
+    d["accounting"] = accounting_to_python(acc_);
+    return d;
+  }
+
+ private:
+  const row_schema& s_;
+  output::totals_metric_fn metrics_of_;
+  output::totals t_;
+  accounting acc_;
+};
+
+}  // namespace hwpc::py

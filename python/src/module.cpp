@@ -1,0 +1,136 @@
+// hwpc._hwpc: the C++ half of the Python package. The pure-Python half
+// (python/hwpc/) turns what these functions return into hwpc.Rows and
+// pandas DataFrames; everything that reads bytes or computes a value is here,
+// in the library's own code.
+#include "module.hpp"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "hwpc/expr.hpp"
+#include "hwpc/intel/formats.hpp"
+#include "hwpc/intel/formats_xe.hpp"
+#include "source.hpp"
+
+#ifndef HWPC_VERSION
+#define HWPC_VERSION "0.0.0"
+#endif
+
+namespace hwpc::py {
+
+namespace {
+
+// One entry per format, the keys of `hwpc formats --json` (cmd_formats.cpp).
+pyb::list formats() {
+  pyb::list out;
+  auto one = [&](const intel::report_format& f, const intel::xe_format* xe) {
+    pyb::dict d;
+    d["name"] = std::string(f.name);
+    pyb::list aliases, plats, fields;
+    for (auto a : f.aliases) aliases.append(std::string(a));
+    for (auto p : f.platforms) plats.append(std::string(intel::name_of(p)));
+    for (const auto& fd : f.fields) {
+      pyb::dict x;
+      x["name"] = std::string(fd.name);
+      x["offset"] = fd.offset;
+      x["bits"] = fd.bits;
+      if (fd.bits == 40) x["high_byte_offset"] = fd.high_byte_offset;
+      fields.append(x);
+    }
+    d["aliases"] = aliases;
+    d["platforms"] = plats;
+    d["counter_select"] = f.counter_select;
+    d["uapi_id"] = f.uapi_id < 0 ? pyb::object(pyb::none()) : pyb::object(pyb::int_(f.uapi_id));
+    d["size"] = f.size;
+    d["fields"] = fields;
+    d["driver"] = xe != nullptr ? "xe" : "i915";
+    if (xe != nullptr) {
+      d["xe_oa_format"] = xe->key.pack();
+      d["igt_id"] = xe->igt_id;
+      d["verified"] = xe->verified;
+      d["evidence"] = std::string(xe->evidence);
+    }
+    out.append(d);
+  };
+  for (const auto& f : intel::all_formats) one(f, nullptr);
+  for (const auto& x : intel::xe_formats) one(x.layout, &x);
+  return out;
+}
+
+// `hwpc eval`: the value of EXPR with `vars` bound (cmd_eval.cpp).
+pyb::object eval(const std::string& text, const pyb::dict& vars, const std::string& syntax_name) {
+  expr::syntax syntax{};
+  if (syntax_name == "rpn") {
+    syntax = expr::syntax::rpn;
+  } else if (syntax_name == "infix") {
+    syntax = expr::syntax::infix;
+  } else {
+    throw usage_failure("syntax must be rpn or infix, not '" + syntax_name + "'");
+  }
+  expr::symbol_table symbols;
+  std::vector<expr::value> values;
+  for (auto [k, v] : vars) {
+    expr::value val{};
+    if (pyb::isinstance<pyb::bool_>(v)) throw usage_failure("vars: a bool is not a number");
+    if (pyb::isinstance<pyb::int_>(v)) {
+      const auto big = v.cast<pyb::int_>();
+      if (big < pyb::int_(0)) {
+        val = expr::value::f(v.cast<double>());  // as the tool reads "-2"
+      } else {
+        val = expr::value::u(v.cast<std::uint64_t>());
+      }
+    } else {
+      val = expr::value::f(v.cast<double>());
+    }
+    const std::uint32_t index = symbols.add(std::string(pyb::str(k)), val.type);
+    if (index < values.size()) {
+      values[index] = val;
+    } else {
+      values.push_back(val);
+    }
+  }
+  auto compiled = expr::compile(text, syntax, symbols);
+  if (!compiled) fail_input("", compiled.error_value());
+  std::vector<expr::slot> inputs;
+  for (const expr::value& v : values) inputs.push_back(v.bits);
+  const expr::value r = compiled->evaluate(inputs);
+  if (r.is_u64()) return pyb::int_(r.bits);
+  return pyb::float_(r.as_double());
+}
+
+}  // namespace
+
+}  // namespace hwpc::py
+
+PYBIND11_MODULE(_hwpc, m) {
+  namespace pyb = pybind11;
+  using namespace hwpc::py;
+  m.doc() = "hwpc: GPU performance-counter captures as columns (the C++ half)";
+  m.attr("version") = HWPC_VERSION;
+  m.attr("have_pugixml") =
+#ifdef HWPC_HAVE_PUGIXML
+      true;
+#else
+      false;
+#endif
+  pyb::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const decode_failure& e) {
+      pyb::object cls = pyb::module_::import("hwpc._errors").attr("DecodeError");
+      pyb::object off = e.offset ? pyb::object(pyb::int_(*e.offset)) : pyb::object(pyb::none());
+      pyb::object col = e.column ? pyb::object(pyb::int_(*e.column)) : pyb::object(pyb::none());
+      PyErr_SetObject(cls.ptr(), cls(e.what(), off, col).ptr());
+    } catch (const usage_failure& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  m.def("formats", &formats, "Every Intel OA report format, as `hwpc formats --json` lists them.");
+  m.def("eval", &eval, pyb::arg("expr"), pyb::arg("vars"), pyb::arg("syntax"));
+  bind_intel(m);
+  bind_mali(m);
+  bind_adreno(m);
+}

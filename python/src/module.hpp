@@ -1,0 +1,12 @@
+// The extension module hwpc._hwpc: one bind_* per part of the library.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace hwpc::py {
+
+void bind_intel(pybind11::module_& m);
+void bind_mali(pybind11::module_& m);
+void bind_adreno(pybind11::module_& m);
+
+}  // namespace hwpc::py

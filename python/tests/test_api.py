@@ -1,0 +1,47 @@
+"""hwpc.formats, hwpc.eval, hwpc.__version__ against the tool."""
+
+import json
+
+import pytest
+
+import hwpc
+from conftest import run_tool
+
+
+def test_formats_lists_what_the_tool_lists():
+    df = hwpc.formats()
+    tool = json.loads(run_tool("formats", "--json").stdout)
+    assert len(df) == len(tool)
+    assert list(df["name"]) == [f["name"] for f in tool]
+    assert list(df["size"]) == [f["size"] for f in tool]
+    assert [list(p) for p in df["platforms"]] == [f["platforms"] for f in tool]
+
+
+@pytest.mark.parametrize("expr,vars,syntax", [
+    ("$A 3 UMUL 2 UADD", {"A": 5}, "rpn"),
+    ("$A 2 FDIV", {"A": 3}, "rpn"),
+    ("A * 1.5 + B", {"A": 4, "B": 0.25}, "infix"),
+])
+def test_eval_equals_the_tool(expr, vars, syntax):
+    args = ["eval", "--syntax", syntax, "--expr", expr]
+    for k, v in vars.items():
+        args += ["--var", "%s=%r" % (k, v)]
+    want = run_tool(*args).stdout.strip()
+    got = hwpc.eval(expr, vars, syntax=syntax)
+    assert isinstance(got, int) == ("." not in want and "e" not in want)
+    assert got == (int(want) if isinstance(got, int) else float(want))
+
+
+def test_eval_errors_name_the_column():
+    r = run_tool("eval", "--syntax", "rpn", "--expr", "1 2 +", check=False)
+    with pytest.raises(hwpc.DecodeError) as e:
+        hwpc.eval("1 2 +")
+    assert e.value.column == 5 and e.value.offset is None
+    assert r.stderr.startswith("hwpc eval: " + str(e.value).splitlines()[0])
+
+
+def test_version_is_the_projects():
+    import re
+    from pathlib import Path
+    top = (Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
+    assert hwpc.__version__ == re.search(r"project\(hwpc VERSION ([0-9.]+)", top).group(1)
