@@ -56,12 +56,18 @@ const option_case cases[] = {
     {"decode", "{raw} --platform hsw --format A45_B8_C8 --threads 2", 1, "add --summary"},
     {"decode", "{rec} --device-var GpuMinFrequency=1", 1, "needs --metrics"},
     {"decode", "{rec} --set RenderBasic", 1, "--set needs --metrics"},
+    {"decode", "{rec} --metrics {xml} --set RenderBasic --arithmetic igt", 0, "GpuBusy"},
+    {"decode", "{rec} --arithmetic igt", 1, "it needs --metrics"},
     // a metric file that is not there: where Intel's files come from
     {"decode", "{rec} --metrics oa-hsw.xml --set RenderBasic", 2, "lib/i915/perf-configs/oa-*.xml"},
     {"decode", "{raw}", 1, "--platform and --format are required"},
     // eval
     {"eval", "--syntax infix --expr '$A / $B' --var A=1 --var B=20", 0, "0.05\n"},
     {"eval", "--syntax lisp --expr 1", 1, "--syntax"},
+    {"eval",
+     "--arithmetic igt --syntax rpn --expr 'PEC 4 READ $EuCoresTotalCount UDIV 100 UMUL "
+     "$GpuCoreClocks FDIV' --var PEC4=40 --var EuCoresTotalCount=64 --var GpuCoreClocks=50",
+     0, "0\n"},
     // emulate
     {"emulate",
      "--platform hsw --format A45_B8_C8 --exponent 10 --reports 20 --seed 3 --faults wrap "
@@ -84,6 +90,7 @@ const option_case cases[] = {
     {"mali", "{malibin} --gpu G72 --reader vinstr --l2-slices 1 --core-mask 0xf", 0, "GPU_ACTIVE"},
     {"mali", "{mali} --output perfetto > {dir}/m.pftrace", 0, ""},
     {"mali", "--list-gpus", 0, "Mali-G72"},
+    {"mali", "{mali} --names streamline --max-clock-mhz 1000", 0, "MaliGPUActiveCy"},
     {"mali", "{mali} --derived guide", 1, "--derived needs --bus-width-bits"},
     {"mali", "{mali} --bus-width-bits 128 --counters-only", 1, "drop one"},
     {"mali", "{mali} --summary --output perfetto", 1, "drop --summary"},
@@ -111,6 +118,8 @@ const option_case cases[] = {
     {"adreno", "{rd} --queries --summary", 1, "--queries is the listing's"},
     // report
     {"report", "{rec} --out {dir}/r.html --metrics {xml} --set RenderBasic", 0, ""},
+    {"report", "{rec} -o {dir}/r.html --metrics {xml} --set RenderBasic --arithmetic igt", 0, ""},
+    {"report", "{rec} -o {dir}/r.html --arithmetic igt", 1, "it needs --metrics"},
     {"report", "{raw} -o {dir}/r.html --vendor intel --platform hsw --format A45_B8_C8", 0, ""},
     {"report", "{rec} -o {dir}/r.html --input-kind recording --context 0x20", 1, "--context"},
     {"report", "{rec} -o {dir}/r.html --unverified-layouts --device-var X=1", 1, "needs --metrics"},

@@ -326,6 +326,11 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
          exit_usage);
     return std::nullopt;
   }
+  if (!o.metrics_file && a.has("arithmetic")) {
+    fail("decode", "--arithmetic chooses how metric formulas compute: it needs --metrics FILE.xml",
+         exit_usage);
+    return std::nullopt;
+  }
   if (auto ar = a.get("arithmetic")) {
     const auto v = expr::parse_arithmetic(*ar);
     if (!v) {
