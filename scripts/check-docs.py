@@ -40,6 +40,7 @@ import tempfile
 DIRECTIVE = re.compile(r"<!--\s*check-docs:\s*(.*?)\s*(-->)?$")
 KINDS_RUN = {"sh", "cpp"}
 KINDS_QUIET = {"text", "ebnf"}
+KINDS_NOT_YET = {"python"}  # recognised, listed as not run in the summary (not yet checked)
 
 
 class Block:
@@ -109,6 +110,8 @@ def parse(path):
             if not kind:
                 problems.append(f"{path}:{start}: a fenced block without an info string "
                                 f"(sh, cpp, text or ebnf): say what it is")
+            elif kind in KINDS_NOT_YET:
+                print(f"not run (python block): {path}:{start}")
             elif kind not in KINDS_RUN | KINDS_QUIET:
                 problems.append(f"{path}:{start}: unknown info string '{kind}'")
             else:
