@@ -51,7 +51,9 @@ void walk(const Source& src, hi::generation gen, const hi::time_correlation* tim
 
 int main(int argc, char** argv) {
   if (argc != 2 && argc != 4) {
-    std::fprintf(stderr, "usage: read_stream RECORDING | read_stream STREAM PLATFORM FORMAT\n");
+    std::fprintf(stderr,
+                 "usage: hwpc_example_read_stream RECORDING | hwpc_example_read_stream STREAM "
+                 "PLATFORM FORMAT\n");
     return 1;
   }
   std::ifstream in(argv[1], std::ios::binary);

@@ -438,7 +438,12 @@ TEST(ExprEvalTool, PrintsValuesAndErrors) {
   if (std::string(HWPC_TOOL_PATH).empty()) GTEST_SKIP() << "the hwpc tool is not built";
   EXPECT_EQ(tool("--expr '1 + 2'").out, "3\n");
   EXPECT_EQ(tool("--expr '7'").out, "7\n");
-  EXPECT_EQ(tool("--expr '1 / 3'").out, "0.33333333333333331\n");
+  EXPECT_EQ(tool("--expr '1 / 3'").out, "0.3333333333333333\n");
+  // The shortest form that reads back as the same double, as the CSV writes it: not %.17g's
+  // 0.050000000000000003.
+  EXPECT_EQ(tool("--expr '$A / $B' --var A=1 --var B=20").out, "0.05\n");
+  EXPECT_EQ(tool("--expr '$X * 3' --var X=0.1").out, "0.30000000000000004\n");
+  EXPECT_EQ(tool("--expr '1e300 * 1e300'").out, "inf\n");
   EXPECT_EQ(tool("--expr '0 1 USUB'").out, "18446744073709551615\n") << "RPN when only RPN parses";
   EXPECT_EQ(
       tool("--syntax rpn --expr 'GPU_TIME 0 READ 1000000000 UMUL $GpuTimestampFrequency UDIV' "

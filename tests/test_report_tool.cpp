@@ -71,9 +71,20 @@ class ReportTool : public hwpc::testing::tool_test {
   }
 };
 
+// The last cell of the totals table's row `name`: how that total is made.
+std::string total_of(const std::string& html, const std::string& name) {
+  const auto row = html.find("<tr><td>" + name + "</td>", html.find("id=\"totals-table\""));
+  if (row == std::string::npos) return "(no row " + name + ")";
+  const auto end = html.find("</td></tr>", row);
+  const auto last = html.rfind("<td>", end);
+  return html.substr(last + 4, end - last - 4);
+}
+
 TEST_F(ReportTool, DefaultCaptureWithoutCapture) {
   const std::string html = report("", "default.html");
   same_totals(html, "decode");
+  EXPECT_EQ(total_of(html, "A0"), "sum over the intervals");
+  EXPECT_EQ(total_of(html, "elapsed_ticks"), "sum of the intervals&#39; lengths");
   EXPECT_NE(html.find("<th>input</th><td>the embedded default capture (raw reports)</td>"),
             std::string::npos);
   EXPECT_NE(html.find("<th>device</th><td>emulated"), std::string::npos);
@@ -150,6 +161,11 @@ TEST_F(ReportTool, AdrenoRdCapture) {
   same_totals(html, "adreno " + rd);
   EXPECT_NE(html.find("<th>GPU</th><td>Adreno 530 "), std::string::npos);
   EXPECT_NE(html.find("<th>format</th><td>freedreno .rd capture</td>"), std::string::npos);
+  // Query results add up; gpu_time and the counters are running values (last minus first).
+  EXPECT_EQ(total_of(html, "samples_passed"), "sum over the results");
+  EXPECT_EQ(total_of(html, "time_elapsed"), "sum over the results");
+  EXPECT_EQ(total_of(html, "gpu_time"), "last value read minus the first (not a sum)");
+  EXPECT_EQ(total_of(html, "CP_1"), "last value read minus the first (not a sum)");
   // samples_passed, time_elapsed, gpu_time, CP_1: every column is a metric.
   EXPECT_EQ(count_of(html, "data-kind=\"metric\""), 4u);
   EXPECT_EQ(html.find("id=\"counters\""), std::string::npos);

@@ -273,7 +273,8 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
   } else if (output_kind == "json") {
     w = &js.emplace(out, schema);
   } else if (output_kind == "html") {
-    w = &report.emplace(out, schema, adreno_report_facts(path, kind_text, gzip),
+    w = &report.emplace(out, schema,
+                        adreno_report_facts(path, kind_text, gzip, schema.metrics.size()),
                         [&](std::span<const std::uint64_t>, std::uint64_t, std::vector<cell>& c) {
                           c = totals.cells();
                         });
@@ -393,6 +394,12 @@ int cmd_adreno(const std::vector<std::string>& args) {
   }
   if (output_kind == "html" && summary) {
     return fail("adreno", "--summary and --output html: the report holds the totals already",
+                exit_usage);
+  }
+  if (summary && (output_kind == "perfetto" || output_kind == "chrome-json")) {
+    return fail("adreno",
+                "--summary writes one row of totals as csv or json, not " + output_kind +
+                    ": drop --summary for a trace of every result, or use --output csv|json",
                 exit_usage);
   }
   if (rows && parsed->has("queries")) {

@@ -284,6 +284,13 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     fail("decode", "--summary and --output html: the report holds the totals already", exit_usage);
     return std::nullopt;
   }
+  if (o.summary && (o.output == "perfetto" || o.output == "chrome-json")) {
+    fail("decode",
+         "--summary writes one row of totals as csv or json, not " + o.output +
+             ": drop --summary for a trace of every interval, or use --output csv|json",
+         exit_usage);
+    return std::nullopt;
+  }
   if (auto ctx = a.get("context")) {
     o.context = parse_u32(*ctx);
     if (!o.context) {
@@ -298,12 +305,30 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
       return std::nullopt;
     }
     o.threads = *n;
+    if (!o.summary || o.context) {
+      fail("decode",
+           "--threads splits the totals of --summary over raw reports (without --context): add "
+           "--summary or drop --threads",
+           exit_usage);
+      return std::nullopt;
+    }
   }
   if (!a.positional.empty()) o.file = a.positional[0];
   o.metrics_file = a.get("metrics");
   if (auto set = a.get("set")) o.metric_set = *set;
   if (!o.metrics_file && !o.metric_set.empty()) {
     fail("decode", "--set needs --metrics FILE.xml", exit_usage);
+    return std::nullopt;
+  }
+  if (!o.metrics_file && a.has("device-var")) {
+    fail("decode",
+         "--device-var gives a metric formula a value: it needs --metrics FILE.xml (and --set)",
+         exit_usage);
+    return std::nullopt;
+  }
+  if (!o.metrics_file && a.has("arithmetic")) {
+    fail("decode", "--arithmetic chooses how metric formulas compute: it needs --metrics FILE.xml",
+         exit_usage);
     return std::nullopt;
   }
   if (auto ar = a.get("arithmetic")) {
@@ -668,6 +693,12 @@ int cmd_decode(const std::vector<std::string>& args) {
   const bool per_row = !opt->summary;
   const std::size_t nc = schema.counters.size();
   accounting acc;
+  if (opt->threads != 0 && c.kind != input_kind::raw) {
+    return fail("decode",
+                "--threads splits the totals of raw reports; this input is read in order: drop "
+                "--threads",
+                exit_usage);
+  }
   if (c.kind == input_kind::raw) {
     auto buf = intel::report_buffer::make(bytes, *c.format);
     if (!buf) return bad(buf.error_value());

@@ -15,6 +15,7 @@
 #include "hwpc/emu/set_model.hpp"
 #include "hwpc/metrics/report_type.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
+#include "metric_columns.hpp"
 
 namespace hwpc::cli {
 
@@ -90,7 +91,11 @@ int cmd_emulate(const std::vector<std::string>& args) {
     }
 #ifdef HWPC_HAVE_PUGIXML
     auto set = metrics::find_xml_set(*a->get("metrics"), *a->get("set"));
-    if (!set) return fail("emulate", "--metrics: " + set.error_value().describe(), exit_usage);
+    if (!set) {
+      error e = set.error_value();
+      say_where_metric_files_come_from(e);
+      return fail("emulate", "--metrics: " + e.describe(), exit_usage);
+    }
     identity = {set->symbol_name, set->hw_config_guid};
     shaping_set = *set;
     if (!fmt && !set->oa_format.empty()) {

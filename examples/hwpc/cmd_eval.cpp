@@ -1,4 +1,6 @@
 // hwpc eval: compile and evaluate one formula (Intel RPN or Arm infix).
+#include <array>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
@@ -18,9 +20,10 @@ const command_spec eval_spec{
     "eval",
     "hwpc eval [--syntax rpn|infix] [--arithmetic mdapi|igt] --expr EXPR [--var NAME=VALUE]...",
     "Compiles EXPR and prints its value: integers (u64) without a decimal point, doubles\n"
-    "with up to 17 significant digits. Names ($Name or bare in infix; A 3 READ reads A3)\n"
-    "must be given a value with --var. Without --syntax the formula is read as infix\n"
-    "unless it parses only as RPN. Errors name the column (exit status 2).",
+    "in the shortest form that reads back as the same value. Names ($Name or bare in\n"
+    "infix; A 3 READ reads A3) must be given a value with --var. Without --syntax the\n"
+    "formula is read as infix unless it parses only as RPN. Errors name the column (exit status "
+    "2).",
     {{"syntax", "rpn|infix", "the formula syntax (default: infix, or RPN if only that parses)"},
      {"arithmetic", "mdapi|igt",
       "integer products and quotients used as doubles: exact, as Intel's metrics-discovery "
@@ -100,7 +103,11 @@ int cmd_eval(const std::vector<std::string>& args) {
   if (result.is_u64()) {
     std::printf("%" PRIu64 "\n", result.bits);
   } else {
-    std::printf("%.17g\n", result.as_double());
+    // The shortest form that reads back as the same double, as the CSV prints it (0.05, not
+    // %.17g's 0.050000000000000003).
+    std::array<char, 32> text{};
+    const auto end = std::to_chars(text.data(), text.data() + text.size(), result.as_double()).ptr;
+    std::printf("%.*s\n", static_cast<int>(end - text.data()), text.data());
   }
   return exit_ok;
 }

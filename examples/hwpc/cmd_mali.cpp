@@ -38,7 +38,8 @@ namespace {
 
 const command_spec mali_spec{
     "mali",
-    "hwpc mali --gpu NAME|GPU_ID [--reader vinstr|kinstr] --l2-slices N --core-mask M FILE\n"
+    "hwpc mali [--gpu NAME|GPU_ID] [--reader vinstr|kinstr] [--l2-slices N] [--core-mask M]\n"
+    "                 [options] FILE\n"
     "       hwpc mali --list-gpus\n"
     "       hwpc mali emulate --help",
     "Decodes FILE, a sequence of Mali hardware-counter samples, and prints one row per sample\n"
@@ -64,10 +65,11 @@ const command_spec mali_spec{
     "status 2 and the byte offset. Samples that break a physical bound under the chosen GPU\n"
     "(an *_ACTIVE counter above GPU_ACTIVE, a percentage above 100, ...; docs/mali.md) are\n"
     "named on stderr as warnings (a wrong --gpu shows up so); the exit status is unchanged.",
-    {{"gpu", "NAME|GPU_ID", "the GPU the capture was taken on (required)"},
+    {{"gpu", "NAME|GPU_ID", "the GPU (required unless a capture file's header names it)"},
      {"reader", "vinstr|kinstr", "the kernel reader that produced FILE (default vinstr)"},
-     {"l2-slices", "N", "number of L2 slices (memory blocks)"},
-     {"core-mask", "M", "shader core mask, decimal or 0x hex (e.g. 0xb: cores 0, 1, 3)"},
+     {"l2-slices", "N", "number of L2 slices (memory blocks; required without a header)"},
+     {"core-mask", "M",
+      "shader core mask, decimal or 0x hex (e.g. 0xb: cores 0, 1, 3; required without a header)"},
      {"core-index", "dense|sparse",
       "kinstr shader-core block numbering: dense (default) or by core-mask bit (older kbase)"},
      {"bus-width-bits", "B", "external bus width in bits: adds the derived counters"},
@@ -128,7 +130,12 @@ int cmd_mali(const std::vector<std::string>& args) {
   int status = exit_ok;
   const auto parsed = parse(mali_spec, args, status);
   if (!parsed) return status;
-  if (parsed->has("list-gpus")) return list_gpus();
+  if (parsed->has("list-gpus")) {
+    if (parsed->values.size() > 1 || !parsed->positional.empty()) {
+      return fail("mali", "--list-gpus takes no FILE and no other option", exit_usage);
+    }
+    return list_gpus();
+  }
   if (parsed->positional.size() != 1) return fail("mali", "expected one FILE", exit_usage);
 
   // Options first (usage errors before any file is touched), then the file:
@@ -165,6 +172,19 @@ int cmd_mali(const std::vector<std::string>& args) {
   }
   if (numbers[2] && *numbers[2] > 0xffffffffu) {
     return fail("mali", "--bus-width-bits: out of range", exit_usage);
+  }
+  // Options that mean something only together: an error, not ignored.
+  if (parsed->has("derived") && !numbers[2]) {
+    return fail("mali",
+                "--derived needs --bus-width-bits B: the derived counters read the external bus "
+                "width, which the samples do not carry",
+                exit_usage);
+  }
+  if (parsed->has("counters-only") && (numbers[2] || parsed->has("derived"))) {
+    return fail("mali",
+                "--counters-only leaves out the derived counters that --bus-width-bits and "
+                "--derived ask for: drop one",
+                exit_usage);
   }
   if (numbers[3] && (*numbers[3] == 0 || *numbers[3] > 4000)) {
     return fail("mali", "--max-clock-mhz: expected 1..4000", exit_usage);
@@ -214,6 +234,12 @@ int cmd_mali(const std::vector<std::string>& args) {
     reader = from_file;
   }
   if (reader.empty()) reader = "vinstr";
+  if (reader == "vinstr" && parsed->has("core-index")) {
+    return fail("mali",
+                "--core-index numbers kinstr_prfcnt blocks; vinstr samples have one block per "
+                "core-mask bit: drop --core-index or give --reader kinstr",
+                exit_usage);
+  }
   if (reader == "vinstr" && table.values_per_block != mali::counters_per_block) {
     return fail("mali",
                 std::string(gpu->name) + " has " + std::to_string(table.values_per_block) +
@@ -271,6 +297,12 @@ int cmd_mali(const std::vector<std::string>& args) {
   }
   if (output_kind == "html" && parsed->has("summary")) {
     return fail("mali", "--summary and --output html: the report holds the totals already",
+                exit_usage);
+  }
+  if (parsed->has("summary") && (output_kind == "perfetto" || output_kind == "chrome-json")) {
+    return fail("mali",
+                "--summary writes one row of totals as csv or json, not " + output_kind +
+                    ": drop --summary for a trace of every sample, or use --output csv|json",
                 exit_usage);
   }
   const bool perfetto = output_kind == "perfetto" && !parsed->has("summary");

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,8 +58,10 @@ const command_spec report_spec{
     "the embedded default capture); Mali captures those of `hwpc mali`; Adreno captures\n"
     "(.rd, gzip-compressed .rd, hex dword text, raw PM4) those of `hwpc adreno --output`.\n"
     "The vendor is --vendor, else what CAPTURE starts with (an hwpc Mali capture file, an\n"
-    "Intel recording), else Mali when a Mali option is given, else Adreno when CAPTURE is\n"
-    "gzip or reads as .rd sections and no Intel-only option is given, else Intel.\n"
+    "Intel recording), else Adreno when --format is auto, rd, hex or bin, else Mali when a\n"
+    "Mali option is given, else Adreno when CAPTURE is gzip or reads as .rd sections and no\n"
+    "Intel-only option is given, else Intel with --platform and --format (without them, an error\n"
+    "that lists the choices).\n"
     "-o - writes the page to standard output. Exit statuses are those of decode, mali and\n"
     "adreno: 1 for usage errors, 2 for bad input (no file is left then).",
     {{"out", "FILE", "the HTML file to write (also -o FILE; - for standard output)"},
@@ -158,10 +161,31 @@ int cmd_report(const std::vector<std::string>& args) {
     }
   } else if (from_file == vendor::mali || from_file == vendor::intel) {
     v = from_file;  // a magic number: options that contradict it are refused below
+  } else if (const auto f = parsed->get("format");
+             f && (*f == "auto" || *f == "rd" || *f == "hex" || *f == "bin")) {
+    v = vendor::adreno;  // no Intel report format has these names, and Mali takes no --format
   } else if (mali_option) {
     v = vendor::mali;
-  } else if (!intel_only_option && from_file == vendor::adreno) {
+  }
+  if (!parsed->has("vendor") && v == vendor::intel && !intel_only_option &&
+      from_file == vendor::adreno) {
     v = vendor::adreno;  // .rd sections are a weak sign: an i915 stream can look like one
+  }
+  // Nothing says what CAPTURE is, and Intel raw reports and streams need their platform and
+  // format: say every way out instead of asking for Intel's options only. (A file that is
+  // not there is left to the reader, whose error names it.)
+  std::error_code exists_error;
+  if (v == vendor::intel && !parsed->has("vendor") && !capture.empty() &&
+      std::filesystem::exists(capture, exists_error) && from_file != vendor::intel &&
+      !parsed->has("platform") && !parsed->has("format") &&
+      parsed->get("input-kind").value_or("raw") != "recording") {
+    return fail("report",
+                capture +
+                    ": not a file that names its vendor (Intel recording, hwpc Mali capture "
+                    "file, freedreno .rd): give --vendor adreno for PM4 dwords or hex dword "
+                    "text, --gpu NAME for raw Mali samples, or --platform P --format F for raw "
+                    "Intel reports and streams",
+                exit_usage);
   }
   const char* vendor_name = v == vendor::intel ? "Intel" : v == vendor::mali ? "Mali" : "Adreno";
   const std::span<const std::string_view> own =

@@ -17,7 +17,8 @@ constexpr hwpc::cli::command_entry commands[] = {
     {"eval", "compile and evaluate one formula (Intel RPN or Arm infix)", hwpc::cli::cmd_eval},
     {"adreno", "disassemble an Adreno A5xx PM4 stream and explain its queries",
      hwpc::cli::cmd_adreno},
-    {"mali", "decode a Mali-G72 sample: counters and guide metrics", hwpc::cli::cmd_mali},
+    {"mali", "decode Mali samples of any GPU in Arm's counter database: counters, derived",
+     hwpc::cli::cmd_mali},
     {"report", "write a self-contained HTML report of a capture (facts, charts, totals)",
      hwpc::cli::cmd_report},
 };

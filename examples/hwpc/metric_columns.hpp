@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "hwpc/core/error.hpp"
@@ -16,6 +17,19 @@
 #include "hwpc/metrics/xml_loader.hpp"
 
 namespace hwpc::cli {
+
+// Said after "no such file": where a user not holding the files gets them.
+inline constexpr std::string_view metric_files_source =
+    " (Intel's metric files come from IGT GPU tools' sources: lib/i915/perf-configs/oa-*.xml "
+    "for the i915 driver, lib/xe/oa-configs/oa-*.xml for the Xe driver; --metrics takes any "
+    "path, and a clone of hwpc with ../shared beside it has them in "
+    "../shared/data/intel-metrics/ and ../shared/data/intel-metrics-xe/)";
+
+inline void say_where_metric_files_come_from(error& e) {
+  if (e.code == errc::io && e.message.ends_with(": no such file")) {
+    e.message += metric_files_source;
+  }
+}
 
 // `device`: what the capture tells, with --device-var overrides applied.
 inline result<metrics::row_metrics> load_metric_columns(
@@ -32,6 +46,7 @@ inline result<metrics::row_metrics> load_metric_columns(
   auto sets = metrics::load_xml_file(path);
   if (!sets) {
     error e = sets.error_value();
+    say_where_metric_files_come_from(e);
     if (e.anchor != error_anchor::none) e.message = path + ": " + e.message;
     return e;
   }

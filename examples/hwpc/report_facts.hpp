@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "hwpc/adreno/rows.hpp"
 #include "hwpc/core/hex.hpp"
 #include "hwpc/mali/sample.hpp"
 #include "hwpc/mali/table.hpp"
@@ -38,6 +39,8 @@ inline output::html::report_options mali_report_facts(
             " shader cores)";
   fact("device", device);
   fact("input", path + (gpu_id ? " (hwpc Mali capture file)" : " (samples without a header)"));
+  r.counter_total = "sum over the samples (each summed over its block instances)";
+  r.metric_total = "computed from the counter totals";
   if (!derived.empty()) {
     r.metric_group = derived == "guide" ? "Mali-G72 counter guide" : "Arm counter database";
     fact("metrics", "derived counters of the " + r.metric_group);
@@ -48,7 +51,8 @@ inline output::html::report_options mali_report_facts(
 // An Adreno capture: what the input kind tells (the GPU id, when the .rd has
 // one, is added once the rows are read: report_writer::add_fact).
 inline output::html::report_options adreno_report_facts(const std::string& path,
-                                                        std::string_view kind, bool gzip) {
+                                                        std::string_view kind, bool gzip,
+                                                        std::size_t metric_columns) {
   output::html::report_options r;
   r.title = "hwpc report: " + path;
   r.metric_group = "query results and counter reads";
@@ -58,6 +62,15 @@ inline output::html::report_options adreno_report_facts(const std::string& path,
                                : kind == "hex" ? "hex dword text"
                                                : "raw PM4 dwords"});
   r.facts.push_back({"input", path + (gzip ? " (gzip)" : "")});
+  // Every column is a metric cell (adreno/rows.hpp); adreno::result_totals makes the totals:
+  // query results add up, while gpu_time and the counters are running values read now and
+  // then, whose increment over the capture is the last value read minus the first.
+  r.metric_totals.resize(metric_columns);
+  for (std::size_t j = 0; j < metric_columns; ++j) {
+    r.metric_totals[j] = j <= adreno::col_time_elapsed
+                             ? "sum over the results"
+                             : "last value read minus the first (not a sum)";
+  }
   return r;
 }
 

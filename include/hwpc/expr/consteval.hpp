@@ -9,10 +9,10 @@
 // operator takes their (u64) values. compile_static runs the same front ends,
 // builder and evaluator as run-time compilation, in a consteval context, so a
 // syntax error or a misspelt name stops the build: the compiler reports that
-// the constant evaluation called `formula_does_not_compile` (with the error
-// column among the arguments in its notes). A failing build cannot be a unit
-// test, so the test suite checks instead that check() -- the same parse, usable
-// in constant expressions -- returns the error and its column.
+// the constant evaluation called `formula_does_not_compile` (g++ and clang name
+// the function, not the values of its arguments). A failing build cannot be a
+// unit test, so the test suite checks instead that check() -- the same parse,
+// usable in constant expressions -- returns the error and its column.
 #pragma once
 
 #include <array>

@@ -51,6 +51,13 @@ struct report_options {
   // whose rows are sparse events rather than periodic samples (Adreno
   // queries, whose untimed results sit at the last timestamp read).
   bool x_by_report = false;
+  // How each total of the table is made, said beside it: one text for every counter and, per
+  // metric column, one text (an empty or missing one: `metric_total`). What a total is
+  // depends on the source: Intel and Mali counters are summed over the intervals, while
+  // Adreno's counter reads are running values whose total is the last minus the first.
+  std::string counter_total = "sum over the intervals";
+  std::string metric_total = "computed from the counter totals";
+  std::vector<std::string> metric_totals;
 };
 
 // "12.35 ms": ticks of a `hz` clock with four significant digits.
@@ -298,38 +305,46 @@ class report_writer final : public row_writer {
 
   void totals_table() {
     out_ << "<section id=\"totals\"><h2>Totals</h2>\n<p class=\"note\">The numbers of "
-            "<code>--summary</code>: counters summed over every interval, metrics computed "
-            "from those sums.</p>\n<table id=\"totals-table\"><tr><th>name</th><th>kind</th>"
-            "<th>total</th><th>units</th></tr>\n";
+            "<code>--summary</code>; the last column says how each is made.</p>\n"
+            "<table id=\"totals-table\"><tr><th>name</th><th>kind</th><th>total</th>"
+            "<th>units</th><th>total of</th></tr>\n";
     auto line = [&](std::string_view name, std::string_view kind, auto&& value,
-                    std::string_view units) {
+                    std::string_view units, std::string_view how) {
       out_ << "<tr><td>";
       out_.html(name) << "</td><td>";
       out_.html(kind) << "</td><td class=\"n\">";
       value();
       out_ << "</td><td>";
-      out_.html(units) << "</td></tr>\n";
+      out_.html(units) << "</td><td>";
+      out_.html(how) << "</td></tr>\n";
     };
     line(
-        "intervals", "summary", [&] { out_ << t_.intervals; }, "");
+        "intervals", "summary", [&] { out_ << t_.intervals; }, "", "count of the intervals");
     line(
-        "elapsed_ticks", "summary", [&] { out_ << t_.elapsed; }, "ticks");
+        "elapsed_ticks", "summary", [&] { out_ << t_.elapsed; }, "ticks",
+        "sum of the intervals' lengths");
     line(
-        "reports", "summary", [&] { out_ << t_.reports; }, "");
+        "reports", "summary", [&] { out_ << t_.reports; }, "", "count of the reports read");
     line(
-        "skipped_zero", "summary", [&] { out_ << t_.skipped_zero; }, "");
+        "skipped_zero", "summary", [&] { out_ << t_.skipped_zero; }, "",
+        "count of the reports skipped as all zero");
     if (t_.discontinuities) {
       line(
-          "discontinuities", "summary", [&] { out_ << *t_.discontinuities; }, "");
+          "discontinuities", "summary", [&] { out_ << *t_.discontinuities; }, "",
+          "count of the breaks between stretches");
     }
     for (std::size_t c = 0; c < s_.counters.size(); ++c) {
       line(
-          s_.counters[c].name, "counter", [&] { out_ << t_.counters[c]; }, s_.counters[c].units);
+          s_.counters[c].name, "counter", [&] { out_ << t_.counters[c]; }, s_.counters[c].units,
+          o_.counter_total);
     }
     for (std::size_t m = 0; m < s_.metrics.size(); ++m) {
       const cell v = m < t_.metrics.size() ? t_.metrics[m] : cell::none();
+      const std::string& how = m < o_.metric_totals.size() && !o_.metric_totals[m].empty()
+                                   ? o_.metric_totals[m]
+                                   : o_.metric_total;
       line(
-          s_.metrics[m].name, "metric", [&] { out_.csv_cell(v); }, s_.metrics[m].units);
+          s_.metrics[m].name, "metric", [&] { out_.csv_cell(v); }, s_.metrics[m].units, how);
     }
     out_ << "</table></section>\n";
   }
