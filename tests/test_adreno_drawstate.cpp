@@ -170,7 +170,7 @@ TEST(AdrenoDrawState, MissingCycleDepthAndBudget) {
     EXPECT_NE(s.issues[0].message.find("missing command stream: 0x80000 (4 dwords)"),
               std::string::npos);
     ASSERT_EQ(s.notes.size(), 1u);
-    EXPECT_NE(s.notes[0].message.find("the other 4294967294 bin prefixes"), std::string::npos)
+    EXPECT_NE(s.notes[0].message.find("the other 4294967294 bin prefix buffers"), std::string::npos)
         << s.notes[0].message;
     EXPECT_EQ(s.packets.size(), 2u);  // CP_START_BIN and the CP_WAIT_FOR_IDLE after it
   }
@@ -209,6 +209,69 @@ TEST(AdrenoDrawState, BinPrefixesOnePerBin) {
   EXPECT_EQ(s.packets[2].depth, 1u);
   EXPECT_EQ(s.packets[3].offset, at + 24);
   EXPECT_EQ(s.packets[4].id, 0x51u);
+}
+
+// CP_SET_AMBLE (A6XX/A7XX): its IB (dw2 bits 19:0 dwords, bits 21:20 the
+// amble's type) is listed where it is set, one level down; CP_FIXED_STRIDE_DRAW_TABLE
+// (A7XX): COUNT entries of STRIDE dwords (dw2 bits 31:20), one after the other.
+TEST(AdrenoDrawState, AmbleAndDrawTableBuffersAreWalked) {
+  adreno_rd::writer w;
+  w.chip_id(0x0002'43051401);                                             // A750
+  const dwords main = {pkt7(0x55, 3), 0x60000, 0, (2u << 20) | 2,         // postamble, 2 dwords
+                       pkt7(0x7f, 4), 0x70000, 0, (2u << 20) | 0x123, 3,  // 3 entries of 2 dwords
+                       pkt7(0x26, 0)};
+  const std::size_t at = w.buffer(0x10000, main);
+  const std::size_t amble = w.buffer(0x60000, {pkt7(0x10, 1), 0xa});
+  const std::size_t table =
+      w.buffer(0x70000, {pkt7(0x10, 1), 1, pkt7(0x10, 1), 2, pkt7(0x10, 1), 3});
+  w.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
+  collect s;
+  rd::capture_reader r(s);
+  ASSERT_TRUE(r.read(w.bytes));
+  EXPECT_TRUE(s.issues.empty());
+  ASSERT_EQ(s.packets.size(), 7u);
+  EXPECT_EQ(s.packets[0].id, 0x55u);
+  EXPECT_EQ(s.packets[1].offset, amble);
+  EXPECT_EQ(s.packets[1].depth, 1u);
+  EXPECT_EQ(s.packets[2].id, 0x7fu);
+  EXPECT_EQ(s.packets[2].offset, at + 16);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(s.packets[3 + i].offset, table + 8 * i);
+    EXPECT_EQ(s.packets[3 + i].depth, 1u);
+  }
+  EXPECT_EQ(s.packets[6].id, 0x26u);
+  EXPECT_EQ(s.packets[6].depth, 0u);
+  EXPECT_EQ(r.walk().ibs_followed, 5u);  // the cmdstream, the amble and three entries
+
+  // The same stream as A6XX: the amble is walked, 0x7f is no draw table there.
+  adreno_rd::writer w6;
+  w6.gpu_id(630);
+  w6.buffer(0x10000, main);
+  w6.buffer(0x60000, {pkt7(0x10, 1), 0xa});
+  w6.buffer(0x70000, {pkt7(0x10, 1), 1, pkt7(0x10, 1), 2, pkt7(0x10, 1), 3});
+  w6.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
+  collect s6;
+  rd::capture_reader r6(s6);
+  ASSERT_TRUE(r6.read(w6.bytes));
+  EXPECT_EQ(s6.packets.size(), 4u);
+}
+
+// A draw table whose buffer was not dumped says so once for all its entries.
+TEST(AdrenoDrawState, DrawTableNotDumpedIsOneNote) {
+  adreno_rd::writer w;
+  w.chip_id(0x0002'43051401);
+  const dwords main = {pkt7(0x7f, 4), 0x90000, 0, (2u << 20), 1000, pkt7(0x26, 0)};
+  w.buffer(0x10000, main);
+  w.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
+  collect s;
+  rd::capture_reader r(s);
+  ASSERT_TRUE(r.read(w.bytes));
+  EXPECT_EQ(s.packets.size(), 2u);
+  EXPECT_LE(s.issues.size() + s.notes.size(), 2u);
+  bool said = false;
+  for (const hwpc::error& e : s.notes)
+    said |= e.message.find("the other 999 draw-table entry buffers") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST(AdrenoDrawState, ToolListsGroupAndPass) {

@@ -40,7 +40,9 @@ inline constexpr std::uint32_t cp_set_draw_state = 0x43;
 inline constexpr std::uint32_t cp_start_bin = 0x50;
 inline constexpr std::uint32_t cp_end_bin = 0x51;
 inline constexpr std::uint32_t cp_set_marker = 0x65;
-inline constexpr std::uint32_t cp_reg_write = 0x6d;  // A6XX
+inline constexpr std::uint32_t cp_set_amble = 0x55;                // A6XX, A7XX
+inline constexpr std::uint32_t cp_fixed_stride_draw_table = 0x7f;  // A7XX
+inline constexpr std::uint32_t cp_reg_write = 0x6d;                // A6XX
 inline constexpr std::uint32_t cp_reg_to_mem_offset_reg = 0x72;
 inline constexpr std::uint32_t cp_reg_to_mem_offset_mem = 0x74;
 }  // namespace op

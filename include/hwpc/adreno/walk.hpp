@@ -214,6 +214,9 @@ class walker {
     std::uint64_t count;
     std::uint32_t dwords;
     int group;
+    // What the buffers are, for notes: "bin prefix", "amble", "draw-table entry"
+    // (a draw-state group says its number instead).
+    const char* what = "bin prefix";
   };
 
   void issue(errc code, std::size_t offset, std::string msg) {
@@ -345,6 +348,36 @@ class walker {
                                std::uint64_t{prefix_dwords} * 4, bins, prefix_dwords, -1});
   }
 
+  // CP_SET_AMBLE: one IB of DWORDS (dw2 bits 19:0) at dw0-1 that the CP runs
+  // at context save or restore, not inline (FACTS-adreno6 section 2.3). It is
+  // listed where it is set, as Mesa's decoder does: those are packets the GPU
+  // executes, and nowhere else in the capture says when.
+  void queue_amble(const packet& p) {
+    if (p.hdr.count < 3) {
+      issue(errc::inconsistent, p.offset,
+            "CP_SET_AMBLE needs 3 payload dwords, has " + std::to_string(p.hdr.count));
+      return;
+    }
+    const std::uint32_t dwords = p.dword(2) & 0xfffffu;
+    if (dwords == 0) return;
+    pending_.push_back(pending{stack_.size() - 1, p.offset, p.qword(0), 0, 1, dwords, -1, "amble"});
+  }
+
+  // CP_FIXED_STRIDE_DRAW_TABLE (A7XX): COUNT (dw3) buffers of STRIDE dwords
+  // (dw2 bits 31:20) back to back at dw0-1, one draw each.
+  void queue_draw_table(const packet& p) {
+    if (p.hdr.count < 4) {
+      issue(
+          errc::inconsistent, p.offset,
+          "CP_FIXED_STRIDE_DRAW_TABLE needs 4 payload dwords, has " + std::to_string(p.hdr.count));
+      return;
+    }
+    const std::uint32_t stride = p.dword(2) >> 20, count = p.dword(3);
+    if (stride == 0 || count == 0) return;
+    pending_.push_back(pending{stack_.size() - 1, p.offset, p.qword(0), std::uint64_t{stride} * 4,
+                               count, stride, -1, "draw-table entry"});
+  }
+
   // Enters the next queued buffer of the top frame; false when none is queued.
   bool enter_pending() {
     if (pending_.empty() || pending_.back().level + 1 != stack_.size()) return false;
@@ -352,6 +385,7 @@ class walker {
     const ib_target t{q.address, q.dwords};
     const std::size_t at = q.at;
     const int group = q.group;
+    const char* const what = q.what;
     q.address += q.stride;
     const std::uint64_t left = --q.count;
     if (left == 0) pending_.pop_back();
@@ -361,21 +395,21 @@ class walker {
       pending_.clear();
       return true;
     }
-    // A bin prefix not followed (no address space, missing, too deep, a
-    // cycle) says so once for the rest of its packet's bins: they sit at the
-    // same stride in the same buffer, or in none.
+    // A bin prefix or draw-table entry not followed (no address space,
+    // missing, too deep, a cycle) says so once for the rest of its packet's:
+    // they sit at the same stride in the same buffer, or in none.
     const auto drop_other_bins = [&] {
       if (left == 0) return;
       pending_.pop_back();
-      sink_.on_note(make_error(
-          errc::unknown_format, at,
-          "the other " + std::to_string(left) + " bin prefixes of this CP_START_BIN not followed"));
+      sink_.on_note(make_error(errc::unknown_format, at,
+                               "the other " + std::to_string(left) + " " + std::string(what) +
+                                   " buffers of this packet not followed"));
     };
     if (space_ == nullptr) {
       sink_.on_note(make_error(
           errc::unknown_format, at,
-          (group >= 0 ? "draw-state group " + std::to_string(group) : std::string("bin prefix")) +
-              " at " + to_hex(t.address) + " not followed: the input has no GPU address space"));
+          (group >= 0 ? "draw-state group " + std::to_string(group) : std::string(what)) + " at " +
+              to_hex(t.address) + " not followed: the input has no GPU address space"));
       drop_other_bins();
       return true;
     }
@@ -484,6 +518,10 @@ class walker {
           queue_draw_state(p);
         } else if (p.hdr.id == op::cp_start_bin) {
           queue_bins(p);
+        } else if (p.hdr.id == op::cp_set_amble) {
+          queue_amble(p);
+        } else if (p.hdr.id == op::cp_fixed_stride_draw_table && gen_ == generation::a7xx) {
+          queue_draw_table(p);
         }
       }
       if (p.hdr.type == packet_type::type7 &&
