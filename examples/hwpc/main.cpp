@@ -15,7 +15,7 @@ constexpr hwpc::cli::command_entry commands[] = {
     {"emulate", "emulate an OA unit: write a capture and its exact counter increments",
      hwpc::cli::cmd_emulate},
     {"eval", "compile and evaluate one formula (Intel RPN or Arm infix)", hwpc::cli::cmd_eval},
-    {"adreno", "disassemble an Adreno A5xx PM4 stream and explain its queries",
+    {"adreno", "disassemble an Adreno A5xx, A6xx or A7xx PM4 stream and explain its queries",
      hwpc::cli::cmd_adreno},
     {"mali", "decode Mali samples of any GPU in Arm's counter database: counters, derived",
      hwpc::cli::cmd_mali},
