@@ -99,6 +99,26 @@ TEST(XeStream, RowsFromBackToBackReportsWithALossBetween) {
   EXPECT_TRUE(acc.balanced());
 }
 
+// Reports the MMIO trigger asked for and never wrote are a loss like any
+// other: the interval across it is kept (64-bit counters clear the bound),
+// where a caller's gap would end the stretch.
+TEST(XeStream, MmioTriggerQueueFullIsBridgedAsALoss) {
+  const auto bytes = pec_stream(3);
+  auto s = xe_stream::make(bytes, pec64u64(), {{576, xe_oa_status::mmio_trigger_queue_full}});
+  ASSERT_TRUE(s) << s.error_value().message;
+  std::vector<std::string> reasons;
+  const accounting acc =
+      for_each_row(*s, generation::xe2, {}, [&](row& r) { reasons.emplace_back(r.reason); });
+  const std::vector<std::string> want = {"report-lost", "across-loss", "timer"};
+  EXPECT_EQ(reasons, want);
+  EXPECT_EQ(acc.intervals, 2u);
+  EXPECT_EQ(acc.across_loss, 1u);
+  EXPECT_EQ(acc.report_lost, 1u);
+  EXPECT_EQ(acc.gaps, 0u);
+  EXPECT_EQ(acc.stretch_starts, 1u);
+  EXPECT_TRUE(acc.balanced());
+}
+
 TEST(XeStream, LossesAtTheStartTheEndAndEveryStatusBit) {
   const auto bytes = pec_stream(2);
   auto s = xe_stream::make(bytes, pec64u64(),
@@ -113,10 +133,11 @@ TEST(XeStream, LossesAtTheStartTheEndAndEveryStatusBit) {
     kinds.push_back(e.kind);
     offsets.push_back(e.offset);
   }
-  const std::vector<event_kind> want = {event_kind::counter_overflow, event_kind::gap,
+  // Bit 3, MMIO trigger queue full, is a loss of reports (report-lost).
+  const std::vector<event_kind> want = {event_kind::counter_overflow, event_kind::report_lost,
                                         event_kind::report,           event_kind::report,
                                         event_kind::report_lost,      event_kind::buffer_lost,
-                                        event_kind::counter_overflow, event_kind::gap};
+                                        event_kind::counter_overflow, event_kind::report_lost};
   EXPECT_EQ(kinds, want);
   const std::vector<std::size_t> want_off = {4096,        4096,        4096,        4096 + 576,
                                              4096 + 1152, 4096 + 1152, 4096 + 1152, 4096 + 1152};

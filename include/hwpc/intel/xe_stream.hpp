@@ -13,8 +13,9 @@
 // filter work on it unchanged.
 //
 // Each set status bit becomes one discontinuity, in bit order: report-lost,
-// buffer-lost, counter-overflow, and gap for the MMIO trigger queue
-// overflow (reports the MMIO trigger asked for were not written).
+// buffer-lost, counter-overflow, and report-lost again for the MMIO trigger
+// queue overflow (reports the MMIO trigger asked for were not written: a
+// loss of reports, bridged by the same rule, not a caller's gap).
 //
 // Unlanded reports: the kernel zeroes RPT_ID and TIME_STAMP of every report
 // it copies and takes a report as written when either is non-zero
@@ -107,7 +108,10 @@ class xe_stream {
         case 2:
           return event_kind::counter_overflow;
         default:
-          return event_kind::gap;
+          // MMIO trigger queue full: reports the MMIO trigger asked for were
+          // never written. Reports lost like bit 0's, so the interval across
+          // is kept where the counters bound it (loss_bound.hpp).
+          return event_kind::report_lost;
       }
     }
     bool on_loss() const noexcept {
