@@ -37,6 +37,7 @@ struct intel_options {
   std::optional<std::string> metrics_file;
   std::string metric_set;
   metrics::device_values device_overrides;
+  expr::arithmetic arithmetic = expr::arithmetic::mdapi;
   std::optional<std::uint32_t> context;
   std::vector<intel::xe_stream_loss> xe_losses;
   bool unverified = false;
@@ -72,6 +73,15 @@ intel_options read_options(const options& o) {
   r.metrics_file = o.get<std::string>("metrics");
   r.metric_set = o.get<std::string>("set").value_or("");
   if (!r.metrics_file && !r.metric_set.empty()) throw usage_failure("set needs metrics=FILE.xml");
+  if (auto ar = o.get<std::string>("arithmetic")) {
+    if (!r.metrics_file) {
+      throw usage_failure(
+          "arithmetic chooses how metric formulas compute: it needs metrics=FILE.xml");
+    }
+    const auto v = expr::parse_arithmetic(*ar);
+    if (!v) throw usage_failure("arithmetic must be mdapi or igt, not '" + *ar + "'");
+    r.arithmetic = *v;
+  }
   if (auto vars = o.get<pyb::dict>("device_vars")) {
     for (auto [k, v] : *vars) {
       const std::string name = pyb::str(k);
@@ -259,7 +269,8 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
       metrics::device_values values = metrics::to_device_values(dev);
       for (const auto& [k, v] : o.device_overrides) values[k] = v;
-      auto m = cli::load_metric_columns(*o.metrics_file, o.metric_set, schema, values);
+      auto m =
+          cli::load_metric_columns(*o.metrics_file, o.metric_set, schema, values, o.arithmetic);
       if (!m) {
         if (m.error_value().code == errc::unknown_name) {
           throw usage_failure("--metrics: " + m.error_value().describe());
