@@ -9,6 +9,7 @@
 
 #include "columns.hpp"
 #include "hwpc/core/hex.hpp"
+#include "hwpc/mali/capture_input.hpp"
 #include "hwpc/mali/plausibility.hpp"
 #include "hwpc/mali/rows.hpp"
 #include "module.hpp"
@@ -75,30 +76,21 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   std::uint64_t warnings_total = 0;
   {
     pyb::gil_scoped_release unlocked;
-    std::span<const std::byte> payload = in.bytes();
-    std::size_t base = 0;
-    std::optional<mali::capture_header> header;
-    if (mali::is_capture_file(payload)) {
-      auto h = mali::capture_header::parse(payload);
-      if (!h) fail_input(path, h.error_value());
-      header = *h;
-      payload = h->payload(payload);
-      base = mali::capture_header_bytes;
-    }
+    auto input = mali::open_capture(in.bytes());
+    if (!input) fail_input(path, input.error_value());
+    const std::span<const std::byte> payload = input->payload;
+    const std::size_t base = input->base;
+    const std::optional<mali::capture_header>& header = input->header;
     const mali::gpu_product* gpu = gpu_opt;
-    if (header && header->gpu_id != 0) {
-      auto g = mali::find_gpu_by_id(header->gpu_id);
-      if (!g) {
-        error e = g.error_value();
-        e.message = "header: " + e.message;
-        fail_input(path, e);
-      }
-      if (gpu_opt && gpu_opt->product_id != (*g)->product_id) {
+    if (header) {
+      auto g = mali::gpu_of(*header);
+      if (!g) fail_input(path + ": header", g.error_value());
+      if (*g != nullptr && gpu_opt && gpu_opt->product_id != (*g)->product_id) {
         throw usage_failure("gpu " + std::string(gpu_opt->name) +
                             " contradicts the capture's GPU_ID " + to_hex(header->gpu_id) + " (" +
                             std::string((*g)->name) + ")");
       }
-      gpu = *g;
+      if (*g != nullptr) gpu = *g;
     }
     if (gpu == nullptr) {
       throw usage_failure(
@@ -107,8 +99,7 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
     const mali::gpu_table& table = *gpu->table;
     std::string reader = reader_text;
     if (header) {
-      const std::string from_file =
-          header->reader == mali::reader_kind::vinstr ? "vinstr" : "kinstr";
+      const std::string from_file(mali::reader_name(header->reader));
       if (!reader.empty() && reader != from_file) {
         throw usage_failure("reader " + reader + " contradicts the capture (" + from_file + ")");
       }

@@ -110,3 +110,15 @@ def test_plausibility_warnings_are_the_tools(captures):
         hwpc.mali.decode(path).warnings)
     with pytest.raises(ValueError, match="1..4000"):
         hwpc.mali.decode(path, max_clock_mhz=0)
+
+
+def test_an_unknown_gpu_id_in_the_header_fails_as_the_tool_does(captures, tmp_path):
+    data = bytearray(open(captures["g72-vinstr"], "rb").read())
+    data[16:24] = (0xE00E0000).to_bytes(8, "little")  # GPU_ID (capture header, byte 16)
+    odd = tmp_path / "odd.hwpcmali"
+    odd.write_bytes(bytes(data))
+    r = run_tool("mali", odd, check=False)
+    assert r.returncode == 2 and ": header: " in r.stderr
+    with pytest.raises(hwpc.DecodeError) as e:
+        hwpc.mali.decode(str(odd))
+    assert r.stderr.strip() == "hwpc mali: " + str(e.value)
