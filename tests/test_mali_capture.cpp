@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hwpc/mali/capture_file.hpp"
+#include "hwpc/mali/capture_input.hpp"
 #include "hwpc/mali/gpu.hpp"
 #include "hwpc/mali/kinstr_prfcnt.hpp"
 #include "hwpc/mali/vinstr.hpp"
@@ -98,6 +99,50 @@ TEST(MaliCapture, HeaderErrorsAtTheirOffsets) {
   ASSERT_FALSE(h);
   EXPECT_EQ(h.error_value().code, errc::truncated);
   EXPECT_EQ(h.error_value().offset, 40u);
+}
+
+// open_capture and gpu_of: the first steps hwpc mali and the Python package share.
+TEST(MaliCapture, OpenCaptureSplitsHeaderAndSamples) {
+  auto file = header(1, 2, g76_gpu_id, 0b110);
+  file.resize(64 + 40, std::byte{0x5a});
+  auto in = hwpc::mali::open_capture(file);
+  ASSERT_TRUE(in);
+  ASSERT_TRUE(in->header.has_value());
+  EXPECT_EQ(in->base, 64u);
+  EXPECT_EQ(in->payload.data(), file.data() + 64);
+  EXPECT_EQ(in->payload.size(), 40u);
+  EXPECT_EQ(hwpc::mali::reader_name(in->header->reader), "vinstr");
+  auto g = hwpc::mali::gpu_of(*in->header);
+  ASSERT_TRUE(g);
+  ASSERT_NE(*g, nullptr);
+  EXPECT_EQ(*g, *hwpc::mali::find_gpu_by_id(g76_gpu_id));
+
+  // Bare samples: no header, the samples from byte 0.
+  const std::vector<std::byte> bare(40, std::byte{0x5a});
+  auto b = hwpc::mali::open_capture(bare);
+  ASSERT_TRUE(b);
+  EXPECT_FALSE(b->header.has_value());
+  EXPECT_EQ(b->base, 0u);
+  EXPECT_EQ(b->payload.data(), bare.data());
+  EXPECT_EQ(b->payload.size(), 40u);
+
+  // A header that does not parse fails at its offset.
+  auto bad = file;
+  put_le(bad, 12, 65, 4);
+  auto e = hwpc::mali::open_capture(bad);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error_value().offset, 12u);
+
+  // GPU_ID 0 names no GPU (the caller must be told); an unknown one is an error.
+  auto h0 = capture_header::parse(header(2, 1, 0, 1));
+  ASSERT_TRUE(h0);
+  EXPECT_EQ(hwpc::mali::reader_name(h0->reader), "kinstr");
+  auto g0 = hwpc::mali::gpu_of(*h0);
+  ASSERT_TRUE(g0);
+  EXPECT_EQ(*g0, nullptr);
+  auto hx = capture_header::parse(header(1, 1, 0xe00e'0000, 1));
+  ASSERT_TRUE(hx);
+  EXPECT_FALSE(hwpc::mali::gpu_of(*hx));
 }
 
 TEST(MaliCapture, VinstrRecordsWithKernelMetadata) {

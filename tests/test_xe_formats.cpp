@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "hwpc/intel/formats_xe.hpp"
+#include "hwpc/intel/input_kind.hpp"
 #include "hwpc/intel/pci_ids.hpp"
 #include "hwpc/intel/report.hpp"
 #include "hwpc/intel/rpt_id.hpp"
@@ -367,3 +369,43 @@ TEST(XeRptId, Xe2ReasonsAreSixBitsAndBit25IsSliceClock) {
 }
 
 }  // namespace
+
+// The input kinds and format names hwpc decode and the Python package share
+// (input_kind.hpp): one parser, one resolution order.
+TEST(InputKind, NamesNumbersAndFormatResolution) {
+  EXPECT_EQ(parse_input_kind("raw"), input_kind::raw);
+  EXPECT_EQ(parse_input_kind("i915-stream"), input_kind::i915_stream);
+  EXPECT_EQ(parse_input_kind("xe-stream"), input_kind::xe_stream);
+  EXPECT_EQ(parse_input_kind("recording"), input_kind::recording);
+  EXPECT_FALSE(parse_input_kind("stream"));
+  const std::vector<std::byte> zeros(256);
+  EXPECT_EQ(detect_input_kind(zeros), input_kind::raw);
+
+  EXPECT_EQ(parse_format_number("0x10"), 16u);
+  EXPECT_EQ(parse_format_number("010"), 10u);  // decimal, not octal
+  EXPECT_FALSE(parse_format_number("0x"));
+  EXPECT_FALSE(parse_format_number(" 16"));
+  EXPECT_FALSE(parse_format_number("4294967296"));
+
+  // The i915 table's name: no Xe row.
+  auto f = resolve_report_format(platform::hsw, "A45_B8_C8", input_kind::raw);
+  EXPECT_EQ(f.format, find_format(platform::hsw, "A45_B8_C8"));
+  ASSERT_NE(f.format, nullptr);
+  EXPECT_EQ(f.xe, nullptr);
+  // The Xe driver's, by name and by packed OA_FORMAT (decimal or hex).
+  const xe_format* pec = find_xe_format(platform::lnl, "PEC64u64");
+  ASSERT_NE(pec, nullptr);
+  const std::uint64_t packed = pec->key.pack();
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(packed));
+  for (const std::string& name :
+       {std::string("PEC64u64"), std::to_string(packed), std::string(hex)}) {
+    SCOPED_TRACE(name);
+    auto r = resolve_report_format(platform::lnl, name, input_kind::xe_stream);
+    EXPECT_EQ(r.xe, pec);
+    EXPECT_EQ(r.format, &pec->layout);
+  }
+  auto none = resolve_report_format(platform::lnl, "NoSuchFormat", input_kind::raw);
+  EXPECT_EQ(none.format, nullptr);
+  EXPECT_EQ(none.xe, nullptr);
+}

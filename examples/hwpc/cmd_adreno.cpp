@@ -18,6 +18,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/adreno.hpp"
+#include "hwpc/adreno/packet_copies.hpp"
 #include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/adreno/tracks.hpp"
@@ -113,7 +114,7 @@ class printer : public adreno::rd::capture_sink {
     }
     // The A5XX recogniser knows the A5XX sequences and registers only.
     if (gen_ != adreno::generation::a5xx) return;
-    rec_.push(stable(w.pkt));
+    rec_.push(copies_.keep(w.pkt));
     rec_.release([this](const adreno::query_event& ev) { print_event(ev); });
   }
   void on_issue(const error& e) override {
@@ -155,17 +156,6 @@ class printer : public adreno::rd::capture_sink {
   std::size_t issues() const noexcept { return issues_; }
 
  private:
-  // The recogniser looks back over a few packets after the walker has moved
-  // on: it gets copies, kept in a ring one longer than its window, so input
-  // read piece by piece (hex text) can be freed as soon as it is walked.
-  adreno::packet stable(const adreno::packet& p) {
-    std::vector<std::byte>& slot = ring_[next_slot_++ % ring_.size()];
-    slot.assign(p.payload.begin(), p.payload.end());
-    adreno::packet q = p;
-    q.payload = slot;
-    return q;
-  }
-
   // Events are printed as soon as they are final, so nothing but the events
   // behind an unpaired timestamp (at most `hold` of them) is kept. In the
   // listing they follow the packets they explain, marked "=>".
@@ -215,8 +205,8 @@ class printer : public adreno::rd::capture_sink {
   adreno_listing::writer* records_;
   adreno::recogniser6 rec6_{gen_};
   adreno::recogniser rec_{std::size_t{1} << 16};
-  std::array<std::vector<std::byte>, adreno::recogniser::window_size + 1> ring_;
-  std::size_t next_slot_ = 0;
+  // The recogniser reads a packet up to its window later: it gets copies.
+  adreno::packet_copies copies_;
   std::size_t issues_ = 0, notes_ = 0;
 };
 

@@ -28,6 +28,7 @@
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/context.hpp"
 #include "hwpc/intel/i915_stream.hpp"
+#include "hwpc/intel/input_kind.hpp"
 #include "hwpc/intel/recording.hpp"
 #include "hwpc/intel/rows.hpp"
 #include "hwpc/intel/xe_recording.hpp"
@@ -123,7 +124,7 @@ const command_spec decode_spec{
     0,
     1};
 
-enum class input_kind { raw, stream, xe_stream, recording };
+using intel::input_kind;
 
 struct decode_options {
   std::optional<intel::platform> plat;
@@ -257,17 +258,10 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
   }
   o.format_name = a.get("format");
   if (auto kind = a.get("input-kind")) {
-    if (*kind == "raw") {
-      o.kind = input_kind::raw;
-    } else if (*kind == "i915-stream") {
-      o.kind = input_kind::stream;
-    } else if (*kind == "xe-stream") {
-      o.kind = input_kind::xe_stream;
-    } else if (*kind == "recording") {
-      o.kind = input_kind::recording;
-    } else {
+    o.kind = intel::parse_input_kind(*kind);
+    if (!o.kind) {
       fail("decode",
-           "unknown --input-kind '" + *kind + "' (raw, i915-stream, xe-stream or recording)",
+           "unknown --input-kind '" + *kind + "' (" + std::string(intel::input_kind_names) + ")",
            exit_usage);
       return std::nullopt;
     }
@@ -378,16 +372,11 @@ bool resolve_format(const decode_options& o, capture_info& c) {
     return false;
   }
   c.plat = *o.plat;
-  c.format = intel::find_format(*o.plat, *o.format_name);
-  // The Xe driver's table: by name, or by the packed OA_FORMAT property. An
-  // Xe stream always takes its row from there.
-  if (c.format == nullptr || o.kind == input_kind::xe_stream) {
-    c.xe = intel::find_xe_format(*o.plat, *o.format_name);
-    if (c.xe == nullptr) {
-      if (auto packed = parse_u32(*o.format_name)) c.xe = intel::find_xe_format(*o.plat, *packed);
-    }
-    c.format = c.xe != nullptr ? &c.xe->layout : nullptr;
-  }
+  // The i915 table's name, else the Xe driver's (by name or packed OA_FORMAT).
+  const intel::resolved_format f =
+      intel::resolve_report_format(*o.plat, *o.format_name, o.kind.value_or(input_kind::raw));
+  c.format = f.format;
+  c.xe = f.xe;
   if (c.xe != nullptr && !c.xe->verified && !o.unverified) {
     fail("decode",
          "the Xe layout " + std::string(c.xe->name) + " is not verified (" +
@@ -410,7 +399,7 @@ const char* kind_name(input_kind k) {
   switch (k) {
     case input_kind::raw:
       return "raw reports";
-    case input_kind::stream:
+    case input_kind::i915_stream:
       return "i915 perf stream";
     case input_kind::xe_stream:
       return "Xe OA stream";
@@ -526,11 +515,7 @@ int cmd_decode(const std::vector<std::string>& args) {
     return fail("decode", opt->file + ": " + e.describe(), exit_bad_input);
   };
 
-  c.kind = opt->kind ? *opt->kind
-                     : (intel::recording::looks_like_recording(bytes) ||
-                                intel::xe_recording::looks_like_xe_recording(bytes)
-                            ? input_kind::recording
-                            : input_kind::raw);
+  c.kind = opt->kind ? *opt->kind : intel::detect_input_kind(bytes);
   std::optional<intel::recording> rec;
   std::optional<intel::xe_recording> xrec;
   if (c.kind == input_kind::recording && intel::xe_recording::looks_like_xe_recording(bytes)) {
@@ -712,7 +697,7 @@ int cmd_decode(const std::vector<std::string>& args) {
     auto st = intel::xe_stream::make(bytes, *c.xe, opt->xe_losses);
     if (!st) return bad(st.error_value());
     acc = drive(*st, c, mc, per_row, choose_writer(), bytes.size(), nc);
-  } else if (c.kind == input_kind::stream) {
+  } else if (c.kind == input_kind::i915_stream) {
     auto st = intel::i915_stream::make(bytes, *c.format);
     if (!st) return bad(st.error_value());
     c.rows.unknown_records = st->unknown_records();

@@ -20,6 +20,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/mali.hpp"
+#include "hwpc/mali/capture_input.hpp"
 #include "hwpc/mali/plausibility.hpp"
 #include "hwpc/mali/rows.hpp"
 #include "hwpc/mali/tracks.hpp"
@@ -193,28 +194,23 @@ int cmd_mali(const std::vector<std::string>& args) {
   const std::string& path = parsed->positional[0];
   auto file = mapped_file::open(path);
   if (!file) return fail("mali", file.error_value().describe(), exit_bad_input);
-  std::span<const std::byte> payload = file->bytes();
-  std::size_t base = 0;
-  std::optional<mali::capture_header> header;
-  if (mali::is_capture_file(payload)) {
-    auto h = mali::capture_header::parse(payload);
-    if (!h) return fail("mali", path + ": " + h.error_value().describe(), exit_bad_input);
-    header = *h;
-    payload = h->payload(payload);
-    base = mali::capture_header_bytes;
-  }
+  auto input = mali::open_capture(file->bytes());
+  if (!input) return fail("mali", path + ": " + input.error_value().describe(), exit_bad_input);
+  const std::span<const std::byte> payload = input->payload;
+  const std::size_t base = input->base;
+  const std::optional<mali::capture_header>& header = input->header;
 
   const mali::gpu_product* gpu = gpu_opt;
-  if (header && header->gpu_id != 0) {
-    auto g = mali::find_gpu_by_id(header->gpu_id);
+  if (header) {
+    auto g = mali::gpu_of(*header);
     if (!g) return fail("mali", path + ": header: " + g.error_value().describe(), exit_bad_input);
-    if (gpu_opt && gpu_opt->product_id != (*g)->product_id) {
+    if (*g != nullptr && gpu_opt && gpu_opt->product_id != (*g)->product_id) {
       return fail("mali",
                   "--gpu " + std::string(gpu_opt->name) + " contradicts the capture's GPU_ID " +
                       to_hex(header->gpu_id) + " (" + std::string((*g)->name) + ")",
                   exit_usage);
     }
-    gpu = *g;
+    if (*g != nullptr) gpu = *g;
   }
   if (!gpu) {
     return fail("mali",
@@ -226,7 +222,7 @@ int cmd_mali(const std::vector<std::string>& args) {
 
   std::string reader = reader_text;
   if (header) {
-    const std::string from_file = header->reader == mali::reader_kind::vinstr ? "vinstr" : "kinstr";
+    const std::string from_file(mali::reader_name(header->reader));
     if (!reader.empty() && reader != from_file) {
       return fail("mali", "--reader " + reader + " contradicts the capture (" + from_file + ")",
                   exit_usage);

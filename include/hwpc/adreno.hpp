@@ -13,6 +13,7 @@
 #include "hwpc/adreno/hex_text.hpp"
 #include "hwpc/adreno/interp.hpp"
 #include "hwpc/adreno/names.hpp"
+#include "hwpc/adreno/packet_copies.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/queries.hpp"

@@ -12,6 +12,7 @@
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/formats_xe.hpp"
 #include "hwpc/intel/i915_stream.hpp"
+#include "hwpc/intel/input_kind.hpp"
 #include "hwpc/intel/oa_ring.hpp"
 #include "hwpc/intel/platform.hpp"
 #include "hwpc/intel/recording.hpp"

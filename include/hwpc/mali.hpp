@@ -5,6 +5,7 @@
 
 #include "hwpc/mali/block.hpp"
 #include "hwpc/mali/capture_file.hpp"
+#include "hwpc/mali/capture_input.hpp"
 #include "hwpc/mali/emulate.hpp"
 #include "hwpc/mali/evaluator.hpp"
 #include "hwpc/mali/g72_counters.hpp"

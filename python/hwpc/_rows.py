@@ -50,6 +50,10 @@ class Rows:
         self.accounting = dict(raw["accounting"])
         self.dropped = list(raw.get("dropped", []))
         self.issues = list(raw.get("issues", []))
+        # Plausibility findings (Mali): the tool's stderr warnings, the first
+        # ones kept; warnings_total counts them all.
+        self.warnings = list(raw.get("warnings", []))
+        self.warnings_total = int(raw.get("warnings_total", len(self.warnings)))
         self._reason_codes = None
         self._reasons = None
         clock = _clock_units(s)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "columns.hpp"
+#include "hwpc/adreno/packet_copies.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/core/hex.hpp"
 #include "module.hpp"
@@ -144,7 +145,7 @@ class packet_table final : public adreno::rd::capture_sink {
     }
     name.push_back(std::move(n));
     event.emplace_back();
-    rec_.push(stable(p));
+    rec_.push(copies_.keep(p));
     rec_.release([this](const adreno::query_event& ev) { attach(ev); });
   }
   void on_issue(const error& e) override { issues.push_back(e.describe()); }
@@ -161,22 +162,14 @@ class packet_table final : public adreno::rd::capture_sink {
   std::vector<std::string> name, fields, event, issues;
 
  private:
-  // The recogniser reads a packet's payload up to 7 packets later.
-  adreno::packet stable(const adreno::packet& p) {
-    std::vector<std::byte>& slot = ring_[next_slot_++ % ring_.size()];
-    slot.assign(p.payload.begin(), p.payload.end());
-    adreno::packet q = p;
-    q.payload = slot;
-    return q;
-  }
   void attach(const adreno::query_event& ev) {
     if (ev.packet_index >= event.size()) return;
     std::string& e = event[ev.packet_index];
     e += (e.empty() ? "" : "\n") + adreno::describe(ev);
   }
   adreno::recogniser rec_{std::size_t{1} << 16};
-  std::array<std::vector<std::byte>, adreno::recogniser::window_size + 1> ring_;
-  std::size_t next_slot_ = 0;
+  // The recogniser reads a packet up to its window later: it gets copies.
+  adreno::packet_copies copies_;
 };
 
 pyb::dict packets(const pyb::object& source, const pyb::dict& opts) {

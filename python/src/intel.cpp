@@ -14,6 +14,7 @@
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/context.hpp"
 #include "hwpc/intel/i915_stream.hpp"
+#include "hwpc/intel/input_kind.hpp"
 #include "hwpc/intel/recording.hpp"
 #include "hwpc/intel/rows.hpp"
 #include "hwpc/intel/xe_recording.hpp"
@@ -28,7 +29,7 @@ namespace hwpc::py {
 
 namespace {
 
-enum class input_kind { raw, stream, xe_stream, recording };
+using intel::input_kind;
 
 struct intel_options {
   std::optional<intel::platform> plat;
@@ -37,6 +38,7 @@ struct intel_options {
   std::optional<std::string> metrics_file;
   std::string metric_set;
   metrics::device_values device_overrides;
+  expr::arithmetic arithmetic = expr::arithmetic::mdapi;
   std::optional<std::uint32_t> context;
   std::vector<intel::xe_stream_loss> xe_losses;
   bool unverified = false;
@@ -56,22 +58,24 @@ intel_options read_options(const options& o) {
   }
   r.format_name = o.get<std::string>("format");
   if (auto k = o.get<std::string>("input_kind")) {
-    if (*k == "raw") {
-      r.kind = input_kind::raw;
-    } else if (*k == "i915-stream") {
-      r.kind = input_kind::stream;
-    } else if (*k == "xe-stream") {
-      r.kind = input_kind::xe_stream;
-    } else if (*k == "recording") {
-      r.kind = input_kind::recording;
-    } else {
-      throw usage_failure("unknown input_kind '" + *k +
-                          "' (raw, i915-stream, xe-stream or recording)");
+    r.kind = intel::parse_input_kind(*k);
+    if (!r.kind) {
+      throw usage_failure("unknown input_kind '" + *k + "' (" +
+                          std::string(intel::input_kind_names) + ")");
     }
   }
   r.metrics_file = o.get<std::string>("metrics");
   r.metric_set = o.get<std::string>("set").value_or("");
   if (!r.metrics_file && !r.metric_set.empty()) throw usage_failure("set needs metrics=FILE.xml");
+  if (auto ar = o.get<std::string>("arithmetic")) {
+    if (!r.metrics_file) {
+      throw usage_failure(
+          "arithmetic chooses how metric formulas compute: it needs metrics=FILE.xml");
+    }
+    const auto v = expr::parse_arithmetic(*ar);
+    if (!v) throw usage_failure("arithmetic must be mdapi or igt, not '" + *ar + "'");
+    r.arithmetic = *v;
+  }
   if (auto vars = o.get<pyb::dict>("device_vars")) {
     for (auto [k, v] : *vars) {
       const std::string name = pyb::str(k);
@@ -117,21 +121,10 @@ void resolve_format(const intel_options& o, capture_info& c) {
     throw usage_failure("platform and format are required for raw and stream input");
   }
   c.plat = *o.plat;
-  c.format = intel::find_format(*o.plat, *o.format_name);
-  if (c.format == nullptr || o.kind == input_kind::xe_stream) {
-    c.xe = intel::find_xe_format(*o.plat, *o.format_name);
-    if (c.xe == nullptr) {
-      try {
-        std::size_t used = 0;
-        const unsigned long v = std::stoul(*o.format_name, &used, 0);
-        if (used == o.format_name->size()) {
-          c.xe = intel::find_xe_format(*o.plat, static_cast<std::uint32_t>(v));
-        }
-      } catch (const std::exception&) {
-      }
-    }
-    c.format = c.xe != nullptr ? &c.xe->layout : nullptr;
-  }
+  const intel::resolved_format f =
+      intel::resolve_report_format(*o.plat, *o.format_name, o.kind.value_or(input_kind::raw));
+  c.format = f.format;
+  c.xe = f.xe;
   if (c.xe != nullptr && !c.xe->verified && !o.unverified) {
     throw usage_failure("the Xe layout " + std::string(c.xe->name) + " is not verified (" +
                         std::string(c.xe->evidence) +
@@ -188,11 +181,7 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   row_schema schema;
   {
     pyb::gil_scoped_release unlocked;
-    c.kind = o.kind ? *o.kind
-                    : (intel::recording::looks_like_recording(bytes) ||
-                               intel::xe_recording::looks_like_xe_recording(bytes)
-                           ? input_kind::recording
-                           : input_kind::raw);
+    c.kind = o.kind ? *o.kind : intel::detect_input_kind(bytes);
     std::optional<intel::recording> rec;
     std::optional<intel::xe_recording> xrec;
     if (c.kind == input_kind::recording && intel::xe_recording::looks_like_xe_recording(bytes)) {
@@ -259,7 +248,8 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
       metrics::device_values values = metrics::to_device_values(dev);
       for (const auto& [k, v] : o.device_overrides) values[k] = v;
-      auto m = cli::load_metric_columns(*o.metrics_file, o.metric_set, schema, values);
+      auto m =
+          cli::load_metric_columns(*o.metrics_file, o.metric_set, schema, values, o.arithmetic);
       if (!m) {
         if (m.error_value().code == errc::unknown_name) {
           throw usage_failure("--metrics: " + m.error_value().describe());
@@ -306,7 +296,7 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       auto st = intel::xe_stream::make(bytes, *c.xe, o.xe_losses);
       if (!st) fail_input(name, st.error_value());
       acc = drive(*st, c, mc, per_row, *w, nc);
-    } else if (c.kind == input_kind::stream) {
+    } else if (c.kind == input_kind::i915_stream) {
       auto st = intel::i915_stream::make(bytes, *c.format);
       if (!st) fail_input(name, st.error_value());
       c.rows.unknown_records = st->unknown_records();

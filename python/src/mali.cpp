@@ -9,6 +9,8 @@
 
 #include "columns.hpp"
 #include "hwpc/core/hex.hpp"
+#include "hwpc/mali/capture_input.hpp"
+#include "hwpc/mali/plausibility.hpp"
 #include "hwpc/mali/rows.hpp"
 #include "module.hpp"
 #include "source.hpp"
@@ -52,6 +54,14 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   }
   if (numbers[2] && *numbers[2] > 0xffffffffu) throw usage_failure("bus_width_bits: out of range");
   const std::optional<std::string> derived_opt = o.get<std::string>("derived");
+  const std::string naming = o.get<std::string>("names").value_or("hardware");
+  if (naming != "hardware" && naming != "streamline") {
+    throw usage_failure("names: expected hardware or streamline");
+  }
+  const std::optional<std::uint64_t> max_clock_mhz = o.get<std::uint64_t>("max_clock_mhz");
+  if (max_clock_mhz && (*max_clock_mhz == 0 || *max_clock_mhz > 4000)) {
+    throw usage_failure("max_clock_mhz: expected 1..4000");
+  }
   const bool per_instance = o.flag("per_instance");
   const bool summary = o.flag("summary");
   const bool schema_only = o.flag("_schema_only");  // hwpc.dask's meta: no sample read
@@ -62,32 +72,25 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   std::optional<column_sink> columns;
   std::optional<totals_sink> totals;
   std::optional<row_schema> schema;
+  std::vector<std::string> warnings;
+  std::uint64_t warnings_total = 0;
   {
     pyb::gil_scoped_release unlocked;
-    std::span<const std::byte> payload = in.bytes();
-    std::size_t base = 0;
-    std::optional<mali::capture_header> header;
-    if (mali::is_capture_file(payload)) {
-      auto h = mali::capture_header::parse(payload);
-      if (!h) fail_input(path, h.error_value());
-      header = *h;
-      payload = h->payload(payload);
-      base = mali::capture_header_bytes;
-    }
+    auto input = mali::open_capture(in.bytes());
+    if (!input) fail_input(path, input.error_value());
+    const std::span<const std::byte> payload = input->payload;
+    const std::size_t base = input->base;
+    const std::optional<mali::capture_header>& header = input->header;
     const mali::gpu_product* gpu = gpu_opt;
-    if (header && header->gpu_id != 0) {
-      auto g = mali::find_gpu_by_id(header->gpu_id);
-      if (!g) {
-        error e = g.error_value();
-        e.message = "header: " + e.message;
-        fail_input(path, e);
-      }
-      if (gpu_opt && gpu_opt->product_id != (*g)->product_id) {
+    if (header) {
+      auto g = mali::gpu_of(*header);
+      if (!g) fail_input(path + ": header", g.error_value());
+      if (*g != nullptr && gpu_opt && gpu_opt->product_id != (*g)->product_id) {
         throw usage_failure("gpu " + std::string(gpu_opt->name) +
                             " contradicts the capture's GPU_ID " + to_hex(header->gpu_id) + " (" +
                             std::string((*g)->name) + ")");
       }
-      gpu = *g;
+      if (*g != nullptr) gpu = *g;
     }
     if (gpu == nullptr) {
       throw usage_failure(
@@ -96,8 +99,7 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
     const mali::gpu_table& table = *gpu->table;
     std::string reader = reader_text;
     if (header) {
-      const std::string from_file =
-          header->reader == mali::reader_kind::vinstr ? "vinstr" : "kinstr";
+      const std::string from_file(mali::reader_name(header->reader));
       if (!reader.empty() && reader != from_file) {
         throw usage_failure("reader " + reader + " contradicts the capture (" + from_file + ")");
       }
@@ -146,6 +148,8 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       metrics.emplace(std::move(*ev));
     }
     mali::row_options ropt;
+    ropt.names =
+        naming == "streamline" ? mali::counter_naming::streamline : mali::counter_naming::hardware;
     ropt.timed = reader == "kinstr" || header.has_value();
     ropt.losses = reader == "kinstr";
     if (per_instance) ropt.per_instance = layout;
@@ -164,7 +168,14 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
     } else {
       w = &columns.emplace(*schema);
     }
-    auto write_row = [&](const row& r) { w->write(r); };
+    // The tool's physics checks on every row (its stderr warnings).
+    mali::plausibility_options popt;
+    if (max_clock_mhz) popt.max_clock_hz = *max_clock_mhz * 1'000'000;
+    mali::plausibility_checker checker(table, layout, popt, metrics ? &*metrics : nullptr);
+    auto write_row = [&](const row& r) {
+      checker.check(r);
+      w->write(r);
+    };
     if (schema_only) {
       w->end(accounting{});
     } else {
@@ -183,10 +194,16 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       w->end(*acc);
     }
     if (metric_error) fail_input("", *metric_error);
+    for (const auto& f : checker.findings()) warnings.push_back(f.describe());
+    warnings_total = checker.total_findings();
   }
   out = totals ? totals->to_python() : columns->to_python();
   out["schema"] = schema_to_python(*schema);
   out["dropped"] = pyb::list();
+  pyb::list wl;
+  for (const auto& t : warnings) wl.append(t);
+  out["warnings"] = wl;
+  out["warnings_total"] = warnings_total;
   return out;
 }
 

@@ -94,3 +94,18 @@ def test_a_failing_capture_is_reported_with_its_path_and_offset(client, fleet, t
         t = hwpc.intel.decode(p, summary=True, **KW)
         assert s.loc[i, "intervals"] == t.columns["intervals"][0]
         assert s.loc[i, "A0"] == t.columns["A0"][0]
+
+
+def test_mali_names_reach_every_partition(client, tmp_path):
+    # The decoders' options pass through unchanged: Streamline names on a Mali fleet.
+    paths = []
+    for seed in (1, 2):
+        p = tmp_path / ("mali-%d.hwpcmali" % seed)
+        run_tool("mali", "emulate", "--gpu", "mali-g72", "--l2-slices", 2, "--core-mask", "0xb",
+                 "--samples", 20, "--seed", seed, "--out", p)
+        paths.append(str(p))
+    got = hwpc.dask.read_captures(paths, vendor="mali", names="streamline").compute()
+    assert "MaliGPUActiveCy" in got.columns and "GPU_ACTIVE" not in got.columns
+    want = np.concatenate([hwpc.mali.decode(p, names="streamline").columns["MaliGPUActiveCy"]
+                           for p in paths])
+    np.testing.assert_array_equal(got["MaliGPUActiveCy"].to_numpy(), want)

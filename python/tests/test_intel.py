@@ -159,3 +159,44 @@ def test_errors_carry_the_tools_message_and_offset(captures, tmp_path):
     with pytest.raises(ValueError) as u:
         hwpc.intel.decode(raw, platform="nope", format="A45_B8_C8")
     assert not isinstance(u.value, hwpc.DecodeError)
+
+
+# An integer quotient used as a double: metrics-discovery's arithmetic
+# (A0 * 100 / (7 * T), the default) and IGT's (floor(A0 / 7) * 100 / T) differ
+# on every row whose A0 does not divide by 7 (docs/expressions.md).
+PCT_XML = """<?xml version="1.0"?>
+<metrics>
+  <set name="P" symbol_name="P" chipset="HSW" hw_config_guid="x">
+    <counter name="Pct" symbol_name="Pct" data_type="float"
+             equation="A 0 READ $Eus UDIV 100 UMUL GPU_TIME 0 READ FDIV"/>
+  </set>
+</metrics>
+"""
+
+
+def test_arithmetic_equals_the_tools_csv(captures, tmp_path):
+    if not HAVE_XML:
+        pytest.skip("no metric XML loader in this build (pugixml)")
+    path, kw, _, _ = captures["raw"]
+    xml = tmp_path / "pct.xml"
+    xml.write_text(PCT_XML)
+    got = {}
+    for arithmetic in ("mdapi", "igt"):
+        rows = hwpc.intel.decode(path, metrics=xml, set="P", device_vars={"Eus": 7},
+                                 arithmetic=arithmetic, **kw)
+        header, table = tool_csv("decode", path, *_kwargs_to_flags(kw), "--metrics", xml,
+                                 "--set", "P", "--device-var", "Eus=7",
+                                 "--arithmetic", arithmetic)
+        assert_rows_equal_csv(rows, header, table)
+        got[arithmetic] = rows.columns["Pct"]
+    default = hwpc.intel.decode(path, metrics=xml, set="P", device_vars={"Eus": 7}, **kw)
+    np.testing.assert_array_equal(default.columns["Pct"], got["mdapi"])
+    # The option reaches the formulas: IGT's truncated quotient is below on some rows.
+    assert (got["igt"] < got["mdapi"]).any()
+
+def test_arithmetic_needs_metrics_and_a_known_name(captures):
+    path, kw, metrics, s = captures["raw"]
+    with pytest.raises(ValueError, match="needs metrics"):
+        hwpc.intel.decode(path, arithmetic="igt", **kw)
+    with pytest.raises(ValueError, match="mdapi or igt"):
+        hwpc.intel.decode(path, metrics=metrics, set=s, arithmetic="exact", **kw)

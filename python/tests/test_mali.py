@@ -81,3 +81,44 @@ def test_a_truncated_capture_fails_with_the_tools_offset(captures, tmp_path):
         hwpc.mali.decode(str(cut))
     assert r.stderr.strip() == "hwpc mali: " + str(e.value)
     assert e.value.offset is not None and ("byte offset %d" % e.value.offset) in r.stderr
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_streamline_names_equal_the_tools_csv(captures, name):
+    path = captures[name]
+    rows = hwpc.mali.decode(path, bus_width_bits=128, names="streamline")
+    header, table = tool_csv("mali", "--bus-width-bits", "128", "--names", "streamline", path)
+    assert "MaliGPUActiveCy" in rows.columns and "GPU_ACTIVE" not in rows.columns
+    assert_rows_equal_csv(rows, header, table)
+    hardware = hwpc.mali.decode(path, bus_width_bits=128)
+    np.testing.assert_array_equal(rows.columns["MaliGPUActiveCy"], hardware.columns["GPU_ACTIVE"])
+    with pytest.raises(ValueError, match="hardware or streamline"):
+        hwpc.mali.decode(path, names="driver")
+
+
+def test_plausibility_warnings_are_the_tools(captures):
+    path = captures["g720-kinstr"]
+    # A 1 MHz clock: GPU_ACTIVE beyond duration x 1 MHz on the emulator's samples.
+    r = run_tool("mali", "--max-clock-mhz", "1", path)
+    said = [line[len("hwpc mali: warning: "):] for line in r.stderr.splitlines()]
+    rows = hwpc.mali.decode(path, max_clock_mhz=1)
+    assert rows.warnings_total > 0 and len(rows.warnings) == rows.warnings_total
+    shown = min(20, len(rows.warnings))
+    assert said[:shown] == rows.warnings[:shown]
+    assert ("%d value(s) break physical bounds" % rows.warnings_total) in said[-1]
+    assert hwpc.mali.decode(path).warnings == [] or rows.warnings_total > len(
+        hwpc.mali.decode(path).warnings)
+    with pytest.raises(ValueError, match="1..4000"):
+        hwpc.mali.decode(path, max_clock_mhz=0)
+
+
+def test_an_unknown_gpu_id_in_the_header_fails_as_the_tool_does(captures, tmp_path):
+    data = bytearray(open(captures["g72-vinstr"], "rb").read())
+    data[16:24] = (0xE00E0000).to_bytes(8, "little")  # GPU_ID (capture header, byte 16)
+    odd = tmp_path / "odd.hwpcmali"
+    odd.write_bytes(bytes(data))
+    r = run_tool("mali", odd, check=False)
+    assert r.returncode == 2 and ": header: " in r.stderr
+    with pytest.raises(hwpc.DecodeError) as e:
+        hwpc.mali.decode(str(odd))
+    assert r.stderr.strip() == "hwpc mali: " + str(e.value)
