@@ -8,6 +8,8 @@ with ../shared beside it and the captures the emulators make) and puts the built
 
 Every fenced block must say what it is in its info string:
   sh    commands, run with bash (set -e -o pipefail) from the clone's top directory;
+  python  a program, run there by /usr/bin/python3 with the build's Python package first on
+        PYTHONPATH (build/python), in file order with the sh blocks (it may read what they wrote);
   cpp   a C++ snippet, compiled against the clone's include/ and run;
   text  anything else (a synopsis, printed output), not run;
   ebnf  a grammar, not run.
@@ -38,9 +40,8 @@ import sys
 import tempfile
 
 DIRECTIVE = re.compile(r"<!--\s*check-docs:\s*(.*?)\s*(-->)?$")
-KINDS_RUN = {"sh", "cpp"}
+KINDS_RUN = {"sh", "cpp", "python"}
 KINDS_QUIET = {"text", "ebnf"}
-KINDS_NOT_YET = {"python"}  # recognised, listed as not run in the summary (not yet checked)
 
 
 class Block:
@@ -110,8 +111,6 @@ def parse(path):
             if not kind:
                 problems.append(f"{path}:{start}: a fenced block without an info string "
                                 f"(sh, cpp, text or ebnf): say what it is")
-            elif kind in KINDS_NOT_YET:
-                print(f"not run (python block): {path}:{start}")
             elif kind not in KINDS_RUN | KINDS_QUIET:
                 problems.append(f"{path}:{start}: unknown info string '{kind}'")
             else:
@@ -149,6 +148,23 @@ def check_sh(b, cwd):
     problems = []
     if status != b.exit:
         problems.append(f"{b.where}: exit status {status}, expected {b.exit}")
+    problems += check_expect(b, out)
+    return problems, out
+
+
+def check_python(b, cwd):
+    script = b.short if b.short is not None else b.text
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(cwd, "build", "python")
+    try:
+        p = subprocess.run(["/usr/bin/python3", "-c", script], cwd=cwd, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    except subprocess.TimeoutExpired:
+        return [f"{b.where}: still running after 600 s (give it a short form)"], ""
+    out = p.stdout.decode("utf-8", "replace")
+    problems = []
+    if p.returncode != b.exit:
+        problems.append(f"{b.where}: exit status {p.returncode}, expected {b.exit}")
     problems += check_expect(b, out)
     return problems, out
 
@@ -237,7 +253,7 @@ def main():
         b, p = parse(path)
         blocks += b
         problems += p
-    counts = {"sh": 0, "cpp": 0, "output": 0, "skipped": 0, "short": 0}
+    counts = {"sh": 0, "cpp": 0, "python": 0, "output": 0, "skipped": 0, "short": 0}
     tmp = tempfile.mkdtemp(prefix="hwpc-docs-cpp-")
 
     def one(b):
@@ -245,6 +261,8 @@ def main():
             return "skipped", [], ""
         if b.kind == "sh":
             return ("short" if b.short is not None else "sh"), *check_sh(b, cwd)
+        if b.kind == "python":
+            return ("short" if b.short is not None else "python"), *check_python(b, cwd)
         if b.kind == "cpp":
             return "cpp", *check_cpp(b, cwd, cxx, flags, tmp)
         if b.output_of is not None:
@@ -267,8 +285,8 @@ def main():
             tail = "\n".join(out.rstrip().split("\n")[-40:])  # the end says what went wrong
             print(f"---- {b.where} ({b.kind}) failed; the output's last lines:\n{tail}\n----",
                   file=sys.stderr)
-    print(f"check-docs: {counts['sh']} command blocks, {counts['short']} short forms, "
-          f"{counts['cpp']} C++ snippets, {counts['output']} printed outputs checked; "
+    print(f"check-docs: {counts['sh']} command blocks, {counts['python']} Python programs, "
+          f"{counts['short']} short forms, {counts['cpp']} C++ snippets, {counts['output']} printed outputs checked; "
           f"{counts['skipped']} skipped with a reason")
     for p in problems:
         print(p, file=sys.stderr)
