@@ -202,7 +202,7 @@ TEST(ExprArithmetic, CompileTimeEqualsScalarAndBatch) {
   for (const arithmetic a : {arithmetic::mdapi, arithmetic::igt}) {
     auto f = ex::compile(text, syntax::rpn, s, a);
     ASSERT_TRUE(f);
-    hwpc::testing::xorshift64 g(0x5eed);
+    hwpc::testing::xorshift64 g{0x5eed};
     std::vector<std::uint64_t> x(500), e(500), c(500), out(500);
     for (std::size_t r = 0; r < x.size(); ++r) {
       x[r] = g.below(10'000'000);
@@ -225,7 +225,7 @@ TEST(ExprArithmetic, CompileTimeEqualsScalarAndBatch) {
 // Random chains of UMUL/UDIV/FDIV/FADD over counters and constants, in both
 // modes: scalar and batch agree bit for bit, constants and zeros included.
 TEST(ExprArithmetic, RandomChainsBatchEqualsScalar) {
-  hwpc::testing::xorshift64 g(0xa71e);
+  hwpc::testing::xorshift64 g{0xa71e};
   const char* ops[] = {"UDIV", "UMUL", "UDIV", "FDIV", "FADD", "FMUL"};
   for (int round = 0; round < 400; ++round) {
     std::string text = "A 0 READ";
