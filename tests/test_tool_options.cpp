@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "adreno_results_capture.hpp"
@@ -205,6 +206,11 @@ TEST_F(ToolOptions, EveryRowDoesWhatItSays) {
                                                    {"{xml}", xml},
                                                    {"{dir}", d}};
   for (const option_case& c : cases) {
+#ifndef HWPC_HAVE_PUGIXML
+    // Without pugixml every --metrics is refused before the file is read, with its own
+    // message (Tool.* tests it): the rows that load a metric file say nothing here.
+    if (std::string_view(c.args).find("--metrics") != std::string_view::npos) continue;
+#endif
     std::string args = std::string(c.command) + " " + c.args;
     for (const auto& [k, v] : vars) args = replace_all(args, k, v);
     const auto r = run_tool(args);
