@@ -208,7 +208,7 @@ TEST_F(ToolOptions, EveryRowDoesWhatItSays) {
   for (const option_case& c : cases) {
 #ifndef HWPC_HAVE_PUGIXML
     // Without pugixml every --metrics is refused before the file is read, with its own
-    // message (Tool.* tests it): the rows that load a metric file say nothing here.
+    // message (test_robustness_tool.cpp): the rows that load a metric file say nothing here.
     if (std::string_view(c.args).find("--metrics") != std::string_view::npos) continue;
 #endif
     std::string args = std::string(c.command) + " " + c.args;
