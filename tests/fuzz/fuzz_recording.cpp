@@ -68,9 +68,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     stamps.push_back(first + (std::uint64_t{1} << 63));
     std::sort(stamps.begin(), stamps.end(),
               [&](std::uint64_t a, std::uint64_t b) { return key(a) < key(b); });
-    for (std::size_t i = 1; i < stamps.size(); ++i) {
-      FUZZ_CHECK(time.to_cpu(stamps[i - 1]).ns <= time.to_cpu(stamps[i]).ns,
-                 "CPU time is monotonic in GPU time");
+    // A time the points cannot support (before 0 ns or past INT64_MAX ns) has
+    // none; every other one is monotonic in GPU time.
+    std::int64_t last = 0;
+    for (const std::uint64_t g : stamps) {
+      const cpu_time t = time.to_cpu(g);
+      if (t.quality == time_quality::none) {
+        FUZZ_CHECK(t.ns == 0, "a time without a CPU time reads 0");
+        continue;
+      }
+      FUZZ_CHECK(t.ns >= 0, "CPU time is never negative");
+      FUZZ_CHECK(last <= t.ns, "CPU time is monotonic in GPU time");
+      last = t.ns;
     }
   }
   return 0;
