@@ -12,8 +12,10 @@
 #include "adreno_gzip_writer.hpp"
 #include "adreno_rd_writer.hpp"
 #include "adreno_seed.hpp"
+#include "hwpc/adreno/emulate_frames.hpp"
 #include "hwpc/adreno/gzip.hpp"
 #include "hwpc/adreno/rd_capture.hpp"
+#include "hwpc/adreno/rd_stream.hpp"
 
 namespace {
 
@@ -31,9 +33,11 @@ struct seen {
 
 struct recorder : rd::capture_sink {
   std::vector<seen> packets;
+  std::uint64_t payload_sum = 0;  // every payload dword read back: spans must be valid
   std::vector<hwpc::error> issues, notes;
   void on_packet(const walked_packet& p) override {
     packets.push_back({p.pkt.hdr.id, p.pkt.offset, p.depth});
+    for (std::uint32_t i = 0; i < p.pkt.hdr.count; ++i) payload_sum += p.pkt.dword(i);
   }
   void on_issue(const hwpc::error& e) override { issues.push_back(e); }
   void on_note(const hwpc::error& e) override { notes.push_back(e); }
@@ -267,6 +271,115 @@ TEST(AdrenoLibwrap, EveryMesaA5xxPartIsAnA5xxAndUnknownIdsAreNoGpu) {
   EXPECT_EQ(resolve_device(std::nullopt, 0x44010000ull), nullptr);
   EXPECT_EQ(find_device_by_gpu_id(507), nullptr);
   EXPECT_EQ(find_device_by_gpu_id(810), nullptr);
+}
+
+// The stream reader, fed `piece` bytes at a time, finds what the whole-file
+// reader finds: packets, offsets, payloads, issues, notes and stats.
+void same_as_whole(const std::vector<std::byte>& file, std::size_t piece) {
+  recorder whole;
+  rd::capture_reader w(whole);
+  const bool whole_ok = static_cast<bool>(w.read(file));
+  recorder r;
+  rd::stream_reader s(r);
+  bool ok = true;
+  for (std::size_t at = 0; at < file.size() && ok; at += piece) {
+    ok = static_cast<bool>(
+        s.feed(hwpc::byte_span(file).subspan(at, std::min(piece, file.size() - at))));
+  }
+  ok = ok && static_cast<bool>(s.finish());
+  EXPECT_EQ(ok, whole_ok) << piece;
+  EXPECT_EQ(r.packets, whole.packets) << piece;
+  EXPECT_EQ(r.payload_sum, whole.payload_sum) << piece;
+  ASSERT_EQ(r.issues.size(), whole.issues.size()) << piece;
+  for (std::size_t i = 0; i < r.issues.size(); ++i) {
+    EXPECT_EQ(r.issues[i].offset, whole.issues[i].offset) << piece;
+    EXPECT_EQ(r.issues[i].message, whole.issues[i].message) << piece;
+  }
+  ASSERT_EQ(r.notes.size(), whole.notes.size()) << piece;
+  EXPECT_EQ(s.stats().sections, w.stats().sections);
+  EXPECT_EQ(s.stats().marked_sections, w.stats().marked_sections);
+  EXPECT_EQ(s.stats().marker_pairs, w.stats().marker_pairs);
+  EXPECT_EQ(s.stats().skipped_sections, w.stats().skipped_sections);
+  EXPECT_EQ(s.walk().packets, w.walk().packets);
+}
+
+TEST(AdrenoRdStream, PiecesOfAnySizeGiveWhatTheWholeFileGives) {
+  for (const bool libwrap : {false, true}) {
+    for (const std::size_t piece : {1u, 3u, 7u, 8u, 13u, 4096u, 1u << 20}) {
+      same_as_whole(capture(libwrap), piece);
+    }
+  }
+  frames_options o;
+  o.bytes = 300'000;
+  o.libwrap = true;
+  for (const std::size_t piece : {5u, 4093u, 65536u}) {
+    same_as_whole(emulate_frames_file(o, nullptr), piece);
+  }
+  // Cut short: in a header, in a payload, in a marker pair.
+  auto cut = capture(true);
+  for (const std::size_t n : {3u, 30u, 95u, 110u, 200u}) {
+    same_as_whole(std::vector<std::byte>(cut.begin(), cut.begin() + n), 16);
+  }
+}
+
+// Bounded memory without timing anything: the reader never holds more than
+// the two submits it may still be walking (the one before stays for sinks
+// that keep packets a little while) plus the section being assembled, however
+// long the capture.
+TEST(AdrenoRdStream, HoldsAtMostTwoSubmitsWhateverTheSize) {
+  frames_options o;
+  o.gen = generation::a7xx;
+  o.libwrap = true;
+  std::size_t submit = 0;  // the largest submit's size in the file
+  std::vector<std::byte> piece_buf;
+  recorder r;
+  rd::stream_reader s(r);
+  o.bytes = std::uint64_t{24} << 20;
+  const frames_counts c = emulate_frames(o, [&](const std::byte* p, std::size_t n) {
+    submit = std::max(submit, n);
+    // Fed in 64 KiB pieces, as a file or gzip stream would come.
+    for (std::size_t at = 0; at < n; at += 65536) {
+      if (!s.feed(hwpc::byte_span(p + at, std::min<std::size_t>(65536, n - at)))) return false;
+    }
+    return true;
+  });
+  ASSERT_TRUE(s.finish());
+  ASSERT_GT(c.submits, 100u);
+  EXPECT_TRUE(r.issues.empty());
+  EXPECT_EQ(s.walk().packets, c.packets);
+  EXPECT_EQ(s.stats().cmdstreams, c.submits);
+  EXPECT_LE(s.peak_held_bytes(), 2 * submit);
+  EXPECT_GT(s.peak_held_bytes(), submit / 2);  // it does hold a submit
+  EXPECT_LT(s.peak_held_bytes(), c.bytes / 50);
+}
+
+// The frames emulator's counts, from its own packing, against the walk; in
+// both dialects and every generation.
+TEST(AdrenoFrames, TheWalkFindsWhatTheEmulatorPacked) {
+  for (const generation g : {generation::a5xx, generation::a6xx, generation::a7xx}) {
+    for (const bool libwrap : {false, true}) {
+      frames_options o;
+      o.gen = g;
+      o.libwrap = libwrap;
+      o.bytes = 1 << 20;
+      frames_counts c;
+      const auto file = emulate_frames_file(o, &c);
+      ASSERT_EQ(file.size(), c.bytes);
+      ASSERT_GE(c.bytes, o.bytes);
+      recorder r;
+      rd::capture_reader reader(r);
+      ASSERT_TRUE(reader.read(file));
+      EXPECT_TRUE(r.issues.empty()) << r.issues.front().describe();
+      EXPECT_EQ(reader.walk().packets, c.packets);
+      EXPECT_EQ(reader.walk().ibs_followed, c.ibs + c.group_records + c.submits);
+      EXPECT_EQ(reader.stats().sections, c.sections);
+      EXPECT_EQ(reader.stats().cmdstreams, c.submits);
+      EXPECT_EQ(reader.stats().marked_sections, libwrap ? c.sections : 0u);
+      ASSERT_NE(reader.gpu(), nullptr);
+      EXPECT_EQ(reader.gpu()->gen, g);
+      EXPECT_EQ(c.group_records == 0, g == generation::a5xx);
+    }
+  }
 }
 
 }  // namespace

@@ -86,14 +86,8 @@ class capture_reader {
         sink_.on_issue(s.error_value());
         return s.error_value();
       }
-      ++stats_.sections;
-      if (c.last_marked() && stats_.marked_sections++ == 0) {
-        sink_.on_note(make_error(errc::unknown_format, s->offset - marker_size,
-                                 "libwrap .rd dialect: sections follow 0xffffffff 0xffffffff "
-                                 "markers (skipped)"));
-      }
+      take(*s, c.last_marked());
       stats_.marker_pairs = c.marker_pairs();
-      handle(*s);
     }
     return {};
   }
@@ -101,7 +95,51 @@ class capture_reader {
   // submit starts: a temporary vector would dangle.
   result<void> read(std::vector<std::byte>&&) = delete;
 
+  // For readers that frame the sections themselves (rd_stream.hpp): one
+  // section, `marked` when libwrap markers came before it. Its payload must
+  // stay valid until the submit ends (`submit_ends_at_next_gpuaddr()`, then
+  // the next RD_GPUADDR). A section hwpc does not decode needs no payload:
+  // `take_skipped` takes its size only.
+  void take(const section& s, bool marked) {
+    count(s.offset, marked);
+    handle(s);
+  }
+  void take_skipped(std::uint32_t type, std::size_t offset, std::size_t size, bool marked) {
+    count(offset, marked);
+    skipped(type, offset, size);
+  }
+  // Whether a command stream of the current submit was walked, so that the
+  // next RD_GPUADDR forgets the submit's buffers.
+  bool submit_ends_at_next_gpuaddr() const noexcept { return decoded_; }
+  // The input read so far, for the default walk budget when the size of the
+  // whole is not known in advance.
+  void set_input_bytes(std::size_t n) noexcept { walker_.set_input_bytes(n); }
+  void set_marker_pairs(std::uint64_t n) noexcept { stats_.marker_pairs = n; }
+
+  // Whether a section of this type is decoded (its payload is needed).
+  static constexpr bool decoded_type(std::uint32_t type) noexcept {
+    switch (static_cast<section_type>(type)) {
+      case section_type::gpuaddr:
+      case section_type::buffer_contents:
+      case section_type::cmdstream_addr:
+      case section_type::gpu_id:
+      case section_type::chip_id:
+        return true;
+      default:
+        return false;
+    }
+  }
+
  private:
+  void count(std::size_t offset, bool marked) {
+    ++stats_.sections;
+    if (marked && stats_.marked_sections++ == 0) {
+      sink_.on_note(make_error(errc::unknown_format, offset - marker_size,
+                               "libwrap .rd dialect: sections follow 0xffffffff 0xffffffff "
+                               "markers (skipped)"));
+    }
+  }
+
   void issue(errc code, std::size_t offset, std::string msg) {
     sink_.on_issue(make_error(code, offset, std::move(msg)));
   }
@@ -173,21 +211,25 @@ class capture_reader {
         update_generation();
         return;
       default:
-        if (s.type > max_section_type) {
-          issue(errc::unknown_format, s.offset,
-                "unknown .rd section type " + std::to_string(s.type) + " (" +
-                    std::to_string(s.payload.size()) + " bytes) skipped");
-          return;
-        }
-        ++stats_.skipped_sections;
-        if ((noted_ & (1u << s.type)) == 0) {
-          noted_ |= 1u << s.type;
-          sink_.on_note(make_error(errc::unknown_format, s.offset,
-                                   std::string(to_string(static_cast<section_type>(s.type))) +
-                                       " sections skipped (" + skipped_what(s.type) +
-                                       "); this is the first"));
-        }
+        skipped(s.type, s.offset, s.payload.size());
         return;
+    }
+  }
+
+  void skipped(std::uint32_t type, std::size_t offset, std::size_t size) {
+    if (type > max_section_type) {
+      issue(errc::unknown_format, offset,
+            "unknown .rd section type " + std::to_string(type) + " (" + std::to_string(size) +
+                " bytes) skipped");
+      return;
+    }
+    ++stats_.skipped_sections;
+    if ((noted_ & (1u << type)) == 0) {
+      noted_ |= 1u << type;
+      sink_.on_note(make_error(errc::unknown_format, offset,
+                               std::string(to_string(static_cast<section_type>(type))) +
+                                   " sections skipped (" + skipped_what(type) +
+                                   "); this is the first"));
     }
   }
 
