@@ -108,6 +108,15 @@ class capture_reader {
     count(offset, marked);
     skipped(type, offset, size);
   }
+  // An RD_GPUADDR or RD_CMDSTREAM_ADDR of `size` bytes, neither 8 nor 12: what
+  // take() does with it, without its payload.
+  void take_bad_address(std::uint32_t type, std::size_t offset, std::size_t size, bool marked) {
+    count(offset, marked);
+    issue(errc::inconsistent, offset,
+          std::string(to_string(static_cast<section_type>(type))) + " payload has " +
+              std::to_string(size) + " bytes, expected 8 or 12");
+    if (type == static_cast<std::uint32_t>(section_type::gpuaddr)) pending_.reset();
+  }
   // Whether a command stream of the current submit was walked, so that the
   // next RD_GPUADDR forgets the submit's buffers.
   bool submit_ends_at_next_gpuaddr() const noexcept { return decoded_; }

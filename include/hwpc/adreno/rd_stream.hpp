@@ -62,9 +62,10 @@ class stream_reader {
       } else {
         const std::size_t take =
             static_cast<std::size_t>(std::min<std::uint64_t>(piece.size() - i, left_));
-        if (keep_ != nullptr) {
-          keep_->insert(keep_->end(), piece.data() + i, piece.data() + i + take);
-          held_ += take;
+        if (keep_ != nullptr && keep_->size() < cap_) {
+          const std::size_t n = std::min<std::size_t>(take, cap_ - keep_->size());
+          keep_->insert(keep_->end(), piece.data() + i, piece.data() + i + n);
+          held_ += n;
           peak_ = std::max(peak_, held_);
         }
         left_ -= take;
@@ -115,22 +116,26 @@ class stream_reader {
     left_ = size;
     header_at_ = at;
     keep_ = nullptr;
+    cap_ = size;
     if (capture_reader::decoded_type(type)) {
-      if (type != static_cast<std::uint32_t>(section_type::buffer_contents) && size > 4096) {
-        // A section that names an address or an id is a few bytes; a large
-        // one is not held, and decoded as what it holds: nothing.
-        sink_.on_issue(make_error(errc::inconsistent, at,
-                                  std::string(to_string(static_cast<section_type>(type))) + " of " +
-                                      std::to_string(size) + " bytes skipped"));
-      } else {
-        if (type == static_cast<std::uint32_t>(section_type::gpuaddr) &&
-            reader_.submit_ends_at_next_gpuaddr()) {
-          next_submit();
-        }
-        current_.emplace_back();
-        keep_ = &current_.back();
-        keep_->reserve(std::min<std::size_t>(size, std::size_t{1} << 20));
+      // The sections that name an address or an id are read for their first
+      // 8 or 12 bytes: a larger one is not held whole.
+      const bool address = type == static_cast<std::uint32_t>(section_type::gpuaddr) ||
+                           type == static_cast<std::uint32_t>(section_type::cmdstream_addr);
+      if (address) cap_ = std::min<std::uint32_t>(size, 16);
+      if (type == static_cast<std::uint32_t>(section_type::gpu_id) ||
+          type == static_cast<std::uint32_t>(section_type::chip_id)) {
+        cap_ = std::min<std::uint32_t>(size, 8);
       }
+      // A well-formed RD_GPUADDR after a walked command stream starts a new
+      // submit (capture_reader forgets the buffers then, before any walk).
+      if (type == static_cast<std::uint32_t>(section_type::gpuaddr) && (size == 8 || size == 12) &&
+          reader_.submit_ends_at_next_gpuaddr()) {
+        next_submit();
+      }
+      current_.emplace_back();
+      keep_ = &current_.back();
+      keep_->reserve(std::min<std::size_t>(cap_, std::size_t{1} << 20));
     }
     state_ = state::payload;
     if (left_ == 0) end_section();
@@ -149,6 +154,12 @@ class stream_reader {
     }
     section s{type_, header_at_, byte_span(keep_->data(), keep_->size())};
     keep_ = nullptr;
+    const bool address = type_ == static_cast<std::uint32_t>(section_type::gpuaddr) ||
+                         type_ == static_cast<std::uint32_t>(section_type::cmdstream_addr);
+    if (address && size_ != 8 && size_ != 12) {
+      reader_.take_bad_address(type_, header_at_, size_, marked);
+      return;
+    }
     if (s.type == static_cast<std::uint32_t>(section_type::cmdstream_addr)) {
       reader_.set_input_bytes(at_);
     }
@@ -176,6 +187,7 @@ class stream_reader {
   std::size_t at_ = 0;         // stream offset of the header being assembled
   std::size_t header_at_ = 0;  // stream offset of the current section's header
   std::uint32_t type_ = 0, size_ = 0;
+  std::uint32_t cap_ = 0;                   // payload bytes of the current section worth holding
   std::uint64_t left_ = 0;                  // payload bytes still to come
   std::vector<std::byte>* keep_ = nullptr;  // where the payload goes, or null: not held
   // Copies of the sections decoded, the current submit's and the previous one's. A deque
