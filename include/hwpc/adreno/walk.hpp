@@ -42,7 +42,7 @@ class walker {
  public:
   // `space` may be null (flat input): IB packets are then reported as notes.
   walker(walk_sink& sink, const rd::address_space* space, walk_options opt = {})
-      : sink_(sink), space_(space), opt_(opt) {}
+      : sink_(sink), space_(space), opt_(opt), limit_(budget()) {}
 
   const walk_stats& stats() const noexcept { return stats_; }
 
@@ -55,7 +55,10 @@ class walker {
 
   // The size of the whole input, for the default budget (walk() sets it from
   // its buffer when it was not set).
-  void set_input_bytes(std::size_t n) noexcept { input_bytes_ = n; }
+  void set_input_bytes(std::size_t n) noexcept {
+    input_bytes_ = n;
+    limit_ = budget();
+  }
   std::uint64_t budget() const noexcept {
     return opt_.max_dwords != 0 ? opt_.max_dwords
                                 : (std::uint64_t{1} << 26) + 16 * std::uint64_t{input_bytes_ / 4};
@@ -64,7 +67,7 @@ class walker {
   // Walks `data`, which sits at byte `file_offset` of the input and at GPU
   // address `gpu_addr`.
   void walk(byte_span data, std::size_t file_offset, std::uint64_t gpu_addr) {
-    if (input_bytes_ == 0) input_bytes_ = data.size();
+    if (input_bytes_ == 0) set_input_bytes(data.size());
     stack_.clear();
     pending_.clear();
     stack_.push_back(frame{data, file_offset, gpu_addr, 0, 0});
@@ -309,7 +312,7 @@ class walker {
   // inline and the issue out of line: it runs twice per packet.
   bool spend(std::uint64_t dwords, std::size_t at) {
     stats_.dwords += dwords;
-    if (stats_.dwords <= budget()) [[likely]] {
+    if (stats_.dwords <= limit_) [[likely]] {
       return true;
     }
     return over_budget(at);
@@ -348,8 +351,8 @@ class walker {
         continue;
       }
       const std::size_t at = f.file_base + f.pos;
-      if (!spend(1, at)) return;
       if (remain < 4) {
+        if (!spend(1, at)) return;
         if (in_run) end_run();
         issue(errc::truncated, at, std::to_string(remain) + " trailing bytes, not a dword");
         stack_.pop_back();
@@ -357,6 +360,7 @@ class walker {
       }
       const std::uint32_t dw = load_le32(f.data.data() + f.pos);
       if (dw == 0) {
+        if (!spend(1, at)) return;
         if (in_run) end_run();
         ++stats_.padding_dwords;
         f.pos += 4;
@@ -365,6 +369,7 @@ class walker {
       const decoded_header d = decode_header(dw);
       const std::size_t need = std::size_t{d.hdr.count} * 4;
       if (d.status != header_status::ok || need > remain - 4) {
+        if (!spend(1, at)) return;
         if (!in_run) {
           in_run = true;
           run_offset = at;
@@ -384,7 +389,8 @@ class walker {
         continue;
       }
       if (in_run) end_run();
-      if (!spend(d.hdr.count, at)) return;
+      // The header and its payload in one check of the budget.
+      if (!spend(std::uint64_t{1} + d.hdr.count, at)) return;
       const bool a6 = gen_ == generation::a6xx || gen_ == generation::a7xx;
       // The header is copied field by field: copied whole, it was read back
       // with one wide load from the narrower stores decode_header() made, a
@@ -429,6 +435,7 @@ class walker {
   std::vector<pending> pending_;
   std::uint8_t pass_ = 0;
   std::size_t input_bytes_ = 0;
+  std::uint64_t limit_ = 0;  // budget(), kept: the walk compares with it per packet
   generation gen_ = generation::unknown;
 };
 
