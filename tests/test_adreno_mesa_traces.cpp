@@ -98,9 +98,14 @@ struct lister : rd::capture_sink {
 
 void compare(const std::string& name, std::string_view gpu, std::size_t want_log_packets,
              std::size_t want_missing_issues) {
-  if constexpr (!have_gzip) {
-    GTEST_SKIP() << "built without zlib: the Mesa captures are gzip-compressed";
-  } else {
+#ifndef HWPC_HAVE_ZLIB
+  (void)name;
+  (void)gpu;
+  (void)want_log_packets;
+  (void)want_missing_issues;
+  GTEST_SKIP() << "built without zlib: the Mesa captures are gzip-compressed";
+#else
+  {
     const std::string dir = std::string(HWPC_TEST_DATA_DIR) + "/mesa-freedreno/";
     const auto rd_gz = read_bytes(dir + name + ".rd.gz");
     const auto log_gz = read_bytes(dir + name + ".log.gz");
@@ -145,6 +150,7 @@ void compare(const std::string& name, std::string_view gpu, std::size_t want_log
     EXPECT_EQ(found, want.size());
     EXPECT_GT(in_groups, 0u) << "draw-state group packets are compared too";
   }
+#endif
 }
 
 TEST(AdrenoMesaTraces, FdCloudsA630ListsEveryPacketCffdumpLists) {
