@@ -27,7 +27,7 @@ namespace {
 
 using namespace hwpc::adreno;
 
-std::vector<std::byte> read_bytes(const std::string& path) {
+[[maybe_unused]] std::vector<std::byte> read_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   const std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   std::vector<std::byte> out(s.size());
@@ -41,12 +41,12 @@ struct log_packet {
   std::uint32_t header;
 };
 
-std::uint32_t hex32(const std::string& s, std::size_t at) {
+[[maybe_unused]] std::uint32_t hex32(const std::string& s, std::size_t at) {
   return static_cast<std::uint32_t>(std::stoul(s.substr(at, 8), nullptr, 16));
 }
 
 // The packets of a cffdump log, in its order.
-std::vector<log_packet> log_packets(const std::string& text) {
+[[maybe_unused]] std::vector<log_packet> log_packets(const std::string& text) {
   std::vector<log_packet> out;
   int title = -1;
   std::size_t pos = 0;
