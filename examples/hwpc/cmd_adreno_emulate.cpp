@@ -125,6 +125,12 @@ int cmd_adreno_emulate(const std::vector<std::string>& args) {
   o.seed = *seed;
   o.libwrap = parsed->has("libwrap");
   if (const auto size = parsed->get("size")) {
+    if (parsed->has("rounds")) {
+      return fail("adreno emulate",
+                  "--rounds sets the query workload's rounds; --size writes frames instead: "
+                  "drop one of them",
+                  exit_usage);
+    }
     std::string_view t = *size;
     std::uint64_t unit = 1;
     if (!t.empty()) {
