@@ -46,8 +46,9 @@ class stream_reader {
   std::size_t held_bytes() const noexcept { return held_; }
   std::size_t peak_held_bytes() const noexcept { return peak_; }
 
-  // The next piece of the stream. An error is the framing error that ended
-  // the read (also reported as an issue); later pieces are then ignored.
+  // The next piece of the stream, handed on as far as it goes. A size can
+  // only be found to run past the end at finish(), so feeding does not fail
+  // by itself; after finish() failed it returns that error.
   result<void> feed(byte_span piece) {
     if (failed_) return *failed_;
     std::size_t i = 0;
