@@ -35,9 +35,11 @@
 #include <utility>
 #include <vector>
 
+#include "hwpc/adreno/emulate_frames.hpp"
 #include "hwpc/adreno/gzip.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
 #include "hwpc/adreno/rd_capture.hpp"
+#include "hwpc/adreno/rd_stream.hpp"
 #include "hwpc/adreno/recognise.hpp"
 #include "hwpc/mali/capture_file.hpp"
 #include "hwpc/mali/emulate.hpp"
@@ -550,6 +552,38 @@ void naive_adreno_walk(benchmark::State& state, const adreno_input* in) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in->rd_bytes));
 }
 
+// A large A6xx capture as applications make them (adreno/emulate_frames.hpp): many submits of
+// draw IBs, draw-state groups and draws. Walked whole from memory (capture_reader, as `hwpc
+// adreno` walks a mapped file) and fed 1 MiB at a time to stream_reader (bounded memory).
+struct frames_input {
+  std::vector<std::byte> file;
+  ha::frames_counts counts;
+};
+
+void adreno_frames_walk(benchmark::State& state, const frames_input* in) {
+  for (auto _ : state) {
+    packet_sink sink;
+    ha::rd::capture_reader reader(sink);
+    benchmark::DoNotOptimize(reader.read(in->file));
+    benchmark::DoNotOptimize(sink.packets);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in->file.size()));
+}
+void adreno_frames_stream(benchmark::State& state, const frames_input* in) {
+  constexpr std::size_t piece = std::size_t{1} << 20;
+  for (auto _ : state) {
+    packet_sink sink;
+    ha::rd::stream_reader reader(sink);
+    const hwpc::byte_span all(in->file);
+    for (std::size_t at = 0; at < all.size(); at += piece) {
+      (void)reader.feed(all.subspan(at, std::min(piece, all.size() - at)));
+    }
+    benchmark::DoNotOptimize(reader.finish());
+    benchmark::DoNotOptimize(sink.packets);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in->file.size()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -608,6 +642,26 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("naive_adreno_walk/" + in.name).c_str(), naive_adreno_walk, &in);
     if (!in.gz) {
       benchmark::RegisterBenchmark(("adreno_walk_only/" + in.name).c_str(), adreno_walk_only, &in);
+    }
+  }
+
+  static frames_input frames;
+  {
+    ha::frames_options o;
+    o.bytes = std::uint64_t{64} << 20;
+    o.gen = ha::generation::a6xx;
+    frames.file = ha::emulate_frames_file(o, &frames.counts);
+    packet_sink whole, streamed;
+    ha::rd::capture_reader r(whole);
+    const bool ok = static_cast<bool>(r.read(frames.file));
+    ha::rd::stream_reader sr(streamed);
+    const bool sok = sr.feed(frames.file) && sr.finish();
+    if (ok && sok && whole.packets == frames.counts.packets &&
+        streamed.packets == frames.counts.packets) {
+      benchmark::RegisterBenchmark("adreno_frames_walk/a6xx_64M", adreno_frames_walk, &frames);
+      benchmark::RegisterBenchmark("adreno_frames_stream/a6xx_64M", adreno_frames_stream, &frames);
+    } else {
+      std::fprintf(stderr, "note: adreno frames: the walk did not find the packets packed\n");
     }
   }
 

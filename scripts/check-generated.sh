@@ -3,7 +3,7 @@
 # regenerate into a temporary folder and compare. Each check skips, saying so, when its data is
 # absent.
 #  - Mali counter tables (include/hwpc/mali/gpus/): scripts/gen/mali_tables.py of ../shared/data/mali.
-#  - Adreno A6XX/A7XX counter tables (include/hwpc/adreno/a6xx_counters.hpp, a7xx_counters.hpp):
+#  - Adreno A6XX/A7XX counter tables (include/hwpc/adreno/generated/a6xx_counters.hpp, a7xx_counters.hpp):
 #    scripts/gen/adreno_counters.py of ../shared/docs/FACTS-adreno6.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +29,8 @@ if [ ! -f "$facts" ]; then
 else
   python3 scripts/gen/adreno_counters.py --facts "$facts" --out "$tmp/adreno"
   for f in a6xx_counters.hpp a7xx_counters.hpp; do
-    if ! diff -u "include/hwpc/adreno/$f" "$tmp/adreno/$f"; then
-      echo "check-generated: include/hwpc/adreno/$f differs from the generator's output;"
+    if ! diff -u "include/hwpc/adreno/generated/$f" "$tmp/adreno/$f"; then
+      echo "check-generated: include/hwpc/adreno/generated/$f differs from the generator's output;"
       echo "run python3 scripts/gen/adreno_counters.py and commit the result"
       exit 1
     fi

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace adreno_rd {
@@ -33,13 +34,29 @@ inline void put32(std::vector<std::byte>& out, std::uint32_t v) {
 // An .rd file under construction.
 struct writer {
   std::vector<std::byte> bytes;
+  // Android libwrap's dialect (FACTS-live section 6.1): two 0xffffffff dwords
+  // before each section, the size rounded up to 4 and the payload zero-filled.
+  bool libwrap = false;
 
+  // Returns the offset of the section header (after the markers).
   std::size_t section(std::uint32_t type, const std::vector<std::byte>& payload) {
+    std::size_t size = payload.size();
+    if (libwrap) {
+      put32(bytes, 0xffffffffu);
+      put32(bytes, 0xffffffffu);
+      size = (size + 3) & ~std::size_t{3};
+    }
     const std::size_t at = bytes.size();
     put32(bytes, type);
-    put32(bytes, static_cast<std::uint32_t>(payload.size()));
+    put32(bytes, static_cast<std::uint32_t>(size));
     bytes.insert(bytes.end(), payload.begin(), payload.end());
+    bytes.resize(at + 8 + size, std::byte{0});
     return at;
+  }
+  std::size_t text(std::uint32_t type, std::string_view t) {
+    std::vector<std::byte> p;
+    for (const char c : t) p.push_back(static_cast<std::byte>(c));
+    return section(type, p);
   }
   std::size_t words(std::uint32_t type, const dwords& d) {
     std::vector<std::byte> p;

@@ -217,3 +217,50 @@ TEST(AdrenoEmulate, ToolQueriesPrintTheTruth) {
 }
 
 }  // namespace
+
+namespace {
+
+// Android libwrap's dialect through the tool's doors: the listing, --queries, the rows and
+// `hwpc report` read it as they read the kernel's (the library's one reader).
+TEST(AdrenoEmulate, ToolReadsTheLibwrapDialect) {
+  using hwpc::testing::run_tool;
+  const std::string dir = ::testing::TempDir();
+  for (const char* gpu : {"a630", "a750"}) {
+    const std::string rd = dir + "/hwpc_libwrap_" + gpu + ".rd",
+                      truth = dir + "/hwpc_libwrap_" + gpu + ".txt";
+    auto w = run_tool(std::string("adreno emulate --libwrap --gpu ") + gpu +
+                      " --seed 5 --rounds 3 --out " + rd + " --truth " + truth);
+    ASSERT_EQ(w.status, 0) << w.out;
+    std::ifstream tf(truth);
+    std::stringstream ts;
+    ts << tf.rdbuf();
+    auto q = run_tool("adreno --queries " + rd, true);
+    EXPECT_EQ(q.status, 0) << q.out;
+    EXPECT_EQ(q.out, ts.str()) << gpu;  // offsets in the libwrap file
+    auto l = run_tool("adreno " + rd);
+    EXPECT_NE(l.out.find("libwrap .rd dialect"), std::string::npos) << l.out;
+    EXPECT_NE(l.out.find("RD_TEST sections skipped"), std::string::npos) << l.out;
+    EXPECT_EQ(run_tool("report " + rd + " -o " + dir + "/hwpc_libwrap.html").status, 0) << gpu;
+  }
+  // A5xx rows: the same values as the kernel dialect's, at other offsets.
+  const std::string plain = dir + "/hwpc_plain_a5.rd", wrapped = dir + "/hwpc_libwrap_a5.rd";
+  ASSERT_EQ(run_tool("adreno emulate --seed 3 --rounds 4 --out " + plain).status, 0);
+  ASSERT_EQ(run_tool("adreno emulate --libwrap --seed 3 --rounds 4 --out " + wrapped).status, 0);
+  auto a = run_tool("adreno --output csv " + plain, true);
+  auto b = run_tool("adreno --output csv " + wrapped, true);
+  ASSERT_EQ(a.status, 0);
+  ASSERT_EQ(b.status, 0);
+  const auto without_offsets = [](const std::string& csv) {
+    std::string out;
+    std::istringstream in(csv);
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t c1 = line.find(','), c2 = line.find(',', c1 + 1);
+      out += line.substr(0, c1) + line.substr(c2) + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(without_offsets(a.out), without_offsets(b.out));
+  EXPECT_NE(a.out, b.out);  // the offsets do differ
+}
+
+}  // namespace

@@ -116,6 +116,10 @@ const option_case cases[] = {
     // adreno emulate
     {"adreno emulate", "--gpu a530 --rounds 2 --seed 3 --out {dir}/e.rd --truth {dir}/e.csv", 0,
      ""},
+    {"adreno emulate", "--gpu a630 --libwrap --size 64K --out {dir}/f.rd --truth {dir}/f.csv", 0,
+     ""},
+    {"adreno emulate", "--size 0 --out {dir}/f.rd", 1, "--size: a byte count"},
+    {"adreno emulate", "--size 1M --rounds 2 --out {dir}/f.rd", 1, "drop one of them"},
     {"adreno", "{rd} --queries --summary", 1, "--queries is the listing's"},
     // report
     {"report", "{rec} --out {dir}/r.html --metrics {xml} --set RenderBasic", 0, ""},

@@ -6,12 +6,14 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/adreno/emulate.hpp"
 #include "hwpc/adreno/emulate6.hpp"
+#include "hwpc/adreno/emulate_frames.hpp"
 #include "hwpc/adreno/generation.hpp"
 
 namespace hwpc::cli {
@@ -20,8 +22,8 @@ namespace {
 
 const command_spec adreno_emulate_spec{
     "adreno emulate",
-    "hwpc adreno emulate [--gpu a530|a630|a750] [--rounds N] [--seed S] --out FILE.rd\n"
-    "                    [--truth TRUTH]",
+    "hwpc adreno emulate [--gpu a530|a630|a750] [--rounds N] [--seed S] [--libwrap]\n"
+    "                    [--size BYTES[K|M|G]] --out FILE.rd [--truth TRUTH]",
     "Writes a freedreno .rd capture of a seeded workload and, with --truth, what hwpc must\n"
     "read in it. A5xx (default; RD_GPU_ID 530): a top-level\n"
     "command buffer calling an indirect buffer that holds N rounds of a time-elapsed query\n"
@@ -35,11 +37,17 @@ const command_spec adreno_emulate_spec{
     "selects a TSE countable), then N rounds of an occlusion query, two timestamps, pipeline\n"
     "statistics (begin and end), counter selects and samples (A7xx: on the BR and the BV\n"
     "thread), a time-elapsed query and stream-out counts (begin and end); --truth\n"
-    "then writes the lines `hwpc adreno --queries FILE.rd` must print. docs/adreno.md,\n"
-    "\"Emulator\".",
+    "then writes the lines `hwpc adreno --queries FILE.rd` must print. --libwrap writes\n"
+    "Android libwrap's dialect (two 0xffffffff dwords before each section, an RD_TEST first).\n"
+    "--size writes frames instead, submit after submit until the file holds BYTES: many draw\n"
+    "IBs, draw-state groups (A6xx/A7xx) and draws each, for scale tests and benchmarks; it\n"
+    "holds one submit in memory, and --truth then writes the packets, draws, IBs and\n"
+    "submits a walk must find. docs/adreno.md, \"Emulator\".",
     {{"gpu", "NAME", "the GPU: an A5xx (default a530), an A6xx or an A7xx"},
      {"rounds", "N", "query rounds (default 4, at most 100000)"},
      {"seed", "S", "workload seed (default 1)"},
+     {"libwrap", "", "write Android libwrap's .rd dialect"},
+     {"size", "BYTES", "write frames until the file holds BYTES (suffix K, M or G; at most 64G)"},
      {"out", "FILE", "the .rd capture to write"},
      {"truth", "FILE", "CSV of the rows the capture must decode to"}},
     0,
@@ -59,6 +67,35 @@ std::uint64_t report_of(std::size_t row, std::size_t rows) {
   if (row + 1 == rows) return 5 * (row / 3);  // the always-on sample after the last round
   const std::size_t round = row / 3, within = row % 3;
   return 5 * round + 2 + within;
+}
+
+// --size: frames written a submit at a time (adreno/emulate_frames.hpp).
+int write_frames(const std::string& path, const std::optional<std::string>& truth,
+                 adreno::generation gen, const adreno::emulate_options& o, std::uint64_t bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return fail("adreno emulate", "cannot write " + path, exit_bad_input);
+  adreno::frames_options fo;
+  fo.bytes = bytes;
+  fo.seed = o.seed;
+  fo.gen = gen;
+  fo.libwrap = o.libwrap;
+  const adreno::frames_counts c = adreno::emulate_frames(
+      fo, [f](const std::byte* p, std::size_t n) { return std::fwrite(p, 1, n, f) == n; });
+  if (std::fclose(f) != 0 || c.bytes == 0) {
+    return fail("adreno emulate", "cannot write " + path, exit_bad_input);
+  }
+  if (truth) {
+    const std::string text =
+        "bytes,submits,sections,packets,draws,ibs,group_records,stream_bytes\n" +
+        std::to_string(c.bytes) + "," + std::to_string(c.submits) + "," +
+        std::to_string(c.sections) + "," + std::to_string(c.packets) + "," +
+        std::to_string(c.draws) + "," + std::to_string(c.ibs) + "," +
+        std::to_string(c.group_records) + "," + std::to_string(c.stream_bytes) + "\n";
+    if (!write_bytes(*truth, std::as_bytes(std::span(text)))) {
+      return fail("adreno emulate", "cannot write " + *truth, exit_bad_input);
+    }
+  }
+  return exit_ok;
 }
 
 }  // namespace
@@ -86,6 +123,31 @@ int cmd_adreno_emulate(const std::vector<std::string>& args) {
   if (!seed) return fail("adreno emulate", "--seed: bad number", exit_usage);
   o.rounds = static_cast<std::uint32_t>(*rounds);
   o.seed = *seed;
+  o.libwrap = parsed->has("libwrap");
+  if (const auto size = parsed->get("size")) {
+    if (parsed->has("rounds")) {
+      return fail("adreno emulate",
+                  "--rounds sets the query workload's rounds; --size writes frames instead: "
+                  "drop one of them",
+                  exit_usage);
+    }
+    std::string_view t = *size;
+    std::uint64_t unit = 1;
+    if (!t.empty()) {
+      const char s = t.back();
+      unit = s == 'K' || s == 'k'   ? 1ull << 10
+             : s == 'M' || s == 'm' ? 1ull << 20
+             : s == 'G' || s == 'g' ? 1ull << 30
+                                    : 1;
+      if (unit != 1) t.remove_suffix(1);
+    }
+    const auto n = parse_mali_number(t);
+    if (!n || *n == 0 || *n > (64ull << 30) / unit) {
+      return fail("adreno emulate", "--size: a byte count from 1 to 64G (suffix K, M or G)",
+                  exit_usage);
+    }
+    return write_frames(*out, parsed->get("truth"), gen, o, *n * unit);
+  }
   if (gen != adreno::generation::a5xx) {
     const adreno::adreno6_emulation e6 =
         adreno::emulate_a6xx_a7xx(o, gen == adreno::generation::a7xx);

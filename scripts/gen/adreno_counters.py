@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Generate the A6XX and A7XX performance-counter tables of include/hwpc/adreno/ from the facts sheet.
+"""Generate the A6XX and A7XX performance-counter tables of include/hwpc/adreno/generated/ from the facts sheet.
 
 Input (read, never copied): ../shared/docs/FACTS-adreno6.md, whose section 5.2 (A6XX groups),
 5.3 (A7XX groups, render and visibility pipes) and 5.5 / 5.6 (every countable of every group, by
 value) were taken from Mesa's a6xx.xml / a6xx_perfcntrs.xml / a7xx_perfcntrs.xml and checked
 against the 2020 envytools database and the kernel's perf-counter JSON (the sheet cites each).
-Outputs: <out>/a6xx_counters.hpp and <out>/a7xx_counters.hpp, one constexpr `counter_group`
+Outputs (default <out>: include/hwpc/adreno/generated/, a folder only generators write):
+<out>/a6xx_counters.hpp and <out>/a7xx_counters.hpp, one constexpr `counter_group`
 table each (perfcounters.hpp's structure) with its countable lists. Python 3 standard library
 only; the output depends on the input alone, so regenerating and diffing detects drift.
 
@@ -150,7 +151,7 @@ def render(gen, groups, lists, source, digest, extra_groups=()):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--facts", default="../shared/docs/FACTS-adreno6.md")
-    ap.add_argument("--out", default="include/hwpc/adreno")
+    ap.add_argument("--out", default="include/hwpc/adreno/generated")
     a = ap.parse_args()
     try:
         with open(a.facts, "rb") as f:

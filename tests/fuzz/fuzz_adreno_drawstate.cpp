@@ -7,14 +7,21 @@
 // 5-bit id, its pass a 4-bit mode, and a group or pass is only ever set on a forced A6XX/A7XX;
 // every issue and note offset lies inside the input; the walk stays within its dword budget (one
 // packet over at most) and pending buffers stay bounded by it; the fields and names of every packet
-// can be described for its generation without failing.
+// can be described for its generation without failing. Both .rd dialects (the kernel's and
+// Android libwrap's marker pairs, mixed at will) are read by content. The same bytes are then
+// fed to rd::stream_reader in pieces the second byte sizes: it must list the same packets at
+// the same offsets with the input's own payload bytes, the same issue and note offsets, and
+// never hold more bytes than the input.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "fuzz_common.hpp"
 #include "hwpc/adreno/fields.hpp"
 #include "hwpc/adreno/generation_names.hpp"
 #include "hwpc/adreno/rd_capture.hpp"
+#include "hwpc/adreno/rd_stream.hpp"
 
 using namespace hwpc::adreno;
 
@@ -59,6 +66,30 @@ class checking_sink : public rd::capture_sink {
   bool forced_;
 };
 
+// What a walk reports, for comparing the whole-file reader with the stream reader.
+struct listing_sink : rd::capture_sink {
+  explicit listing_sink(hwpc::byte_span input) : in_(input) {}
+  void on_packet(const walked_packet& w) override {
+    const packet& p = w.pkt;
+    FUZZ_CHECK(p.offset + p.size_bytes() <= in_.size(), "stream: packet inside the input");
+    FUZZ_CHECK(std::equal(p.payload.begin(), p.payload.end(), in_.begin() + p.offset + 4),
+               "stream: payload equals the input's bytes at its offset");
+    seen.push_back(p.offset * 4 + w.depth);
+  }
+  void on_issue(const hwpc::error& e) override {
+    fuzz::check_error(e, in_.size());
+    seen.push_back(~e.offset);
+  }
+  void on_note(const hwpc::error& e) override {
+    fuzz::check_error(e, in_.size());
+    seen.push_back(~e.offset ^ 0x5555);
+  }
+  std::vector<std::size_t> seen;
+
+ private:
+  hwpc::byte_span in_;
+};
+
 const device* device_of(std::uint8_t mode) {
   switch (mode) {
     case 0:
@@ -95,5 +126,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(reader.walk().packets == sink.packets, "every walked packet reaches the sink");
   FUZZ_CHECK(reader.walk().issues <= sink.issues, "walker issues reach the sink");
   FUZZ_CHECK(reader.walk().dwords <= budget + 0x8000, "the walk stays within its budget");
+
+  // The stream reader, in pieces of 1..256 bytes: what the whole-file reader finds.
+  const std::size_t piece = bytes.empty() ? 1 : 1 + std::to_integer<std::size_t>(bytes[0]);
+  listing_sink whole(bytes), streamed(bytes);
+  rd::capture_reader w(whole, walk_options{max_depth, budget, 64});
+  rd::stream_reader s(streamed, walk_options{max_depth, budget, 64});
+  if (forced != nullptr) {
+    w.force_device(forced);
+    s.force_device(forced);
+  }
+  (void)w.read(bytes);
+  for (std::size_t at = 0; at < bytes.size(); at += piece) {
+    if (!s.feed(bytes.subspan(at, std::min(piece, bytes.size() - at)))) break;
+  }
+  (void)s.finish();
+  if (!bytes.empty()) {
+    // The default budget grows with the input the stream has seen, so a walk over budget
+    // may stop at another packet; compare only captures walked within it.
+    if (!w.walk().budget_exhausted && !s.walk().budget_exhausted) {
+      FUZZ_CHECK(whole.seen == streamed.seen, "stream reader lists what the whole reader lists");
+    }
+    FUZZ_CHECK(s.peak_held_bytes() <= bytes.size(), "stream reader holds no more than the input");
+    FUZZ_CHECK(s.stats().marked_sections == w.stats().marked_sections, "same dialect counts");
+  }
   return 0;
 }

@@ -22,6 +22,7 @@
 #include "../adreno_rd_writer.hpp"
 #include "../adreno_seed.hpp"
 #include "hwpc/adreno/emulate.hpp"
+#include "hwpc/adreno/emulate_frames.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/formats_xe.hpp"
@@ -469,6 +470,30 @@ void adreno_drawstates() {
     b.insert(b.end(), rd.begin(), rd.end());
     put("adreno_drawstate", "emulated_" + std::to_string(g) + ".rd", b);
   }
+  // Android libwrap's dialect: marker pairs before each section, padded sizes.
+  w.libwrap = true;
+  w.bytes.clear();
+  w.gpu_id(0);
+  w.text(2, "perfcounter_get: groupid=0, countable=1");
+  w.chip_id(0x000343051401);
+  w.buffer(0x10000, main);
+  w.buffer(0x30000, {pkt4(0x8891, 1), 2});
+  w.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
+  for (std::uint8_t g : {1, 3}) {
+    bytes b{g};
+    const bytes rd = from_bytes(w.bytes);
+    b.insert(b.end(), rd.begin(), rd.end());
+    put("adreno_drawstate", "libwrap_" + std::to_string(g) + ".rd", b);
+  }
+  hwpc::adreno::frames_options fo;
+  fo.bytes = 4096;
+  fo.libwrap = true;
+  fo.draw_ibs = 3;
+  fo.draws = 2;
+  bytes f{3};
+  const bytes frames = from_bytes(hwpc::adreno::emulate_frames_file(fo, nullptr));
+  f.insert(f.end(), frames.begin(), frames.end());
+  put("adreno_drawstate", "libwrap_frames.rd", f);
 }
 
 int main(int argc, char** argv) {

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hwpc::adreno {
@@ -21,6 +22,9 @@ namespace hwpc::adreno {
 struct emulate_options {
   std::uint64_t seed = 1;
   std::uint32_t rounds = 4;  // each: time-elapsed + occlusion query, one counter sample
+  // Android libwrap's dialect (FACTS-live section 6.1): two 0xffffffff dwords
+  // before each section, sizes rounded up to 4, and an RD_TEST text first.
+  bool libwrap = false;
 };
 
 // One row the capture must decode to, in stream order.
@@ -81,13 +85,34 @@ struct stream {
 
 struct rd_file {
   std::vector<std::byte> bytes;
+  bool libwrap = false;
   void u32(std::uint32_t v) {
     for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xff));
   }
+  void markers() {
+    if (!libwrap) return;
+    u32(0xffffffffu);
+    u32(0xffffffffu);
+  }
   void section(std::uint32_t type, const std::vector<std::uint32_t>& words) {
+    markers();
     u32(type);
     u32(static_cast<std::uint32_t>(4 * words.size()));
     for (const std::uint32_t w : words) u32(w);
+  }
+  // A text section (RD_TEST 1, RD_CMD 2): libwrap pads it to 4 with zeros;
+  // the kernel's dialect gives its exact length.
+  void text(std::uint32_t type, std::string_view t) {
+    markers();
+    const std::size_t size = libwrap ? (t.size() + 3) / 4 * 4 : t.size();
+    u32(type);
+    u32(static_cast<std::uint32_t>(size));
+    for (const char c : t) bytes.push_back(static_cast<std::byte>(c));
+    bytes.resize(bytes.size() + size - t.size(), std::byte{0});
+  }
+  // What libwrap writes first: the capture's name (FACTS-live section 6.1).
+  void start() {
+    if (libwrap) text(1, "hwpc adreno emulate");
   }
   // RD_GPUADDR (3) {lo, size, hi} then RD_BUFFER_CONTENTS (12).
   void buffer(std::uint64_t iova, const std::vector<std::uint32_t>& words) {
@@ -181,6 +206,8 @@ inline adreno_emulation emulate_a5xx(const emulate_options& o) {
   e.truth.push_back({"always-on", 0, 0, clock / 96 * 5000 + (clock % 96) * 5000 / 96, 0});
 
   rd_file f;
+  f.libwrap = o.libwrap;
+  f.start();
   f.section(13, {530});  // RD_GPU_ID
   std::vector<std::uint32_t> top_words = {
       type7(cp_indirect_buffer, 3), static_cast<std::uint32_t>(ib),

@@ -274,6 +274,8 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
 
   // The file: ids, the top buffer, the group, the main buffer, the command stream.
   rd_file f;
+  f.libwrap = o.libwrap;
+  f.start();
   if (a7xx) {
     f.section(13, {0});
     f.section(14, {0x43051401, 0x0003});  // A750, fuse 3

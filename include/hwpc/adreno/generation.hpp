@@ -8,8 +8,9 @@
 // order: exact, then patch wildcard; then both again with the capture's fuse
 // forced to 0xffff when the entry's fuse is 0xffff. The generation is the
 // entry's, not the core byte's: A702 (chip 0x07000200) is an A6XX part, and
-// 0x43050a01 is an A7XX. A5xx rows: Mesa's freedreno_devices.py (GPU ids 508,
-// 509, 510, 512, 530, 540, all CHIP.A5XX).
+// 0x43050a01 is an A7XX. A5xx rows: Mesa's freedreno_devices.py (GPU ids 505,
+// 506, 508, 509, 510, 512, 530, 540, all CHIP.A5XX; 505 and 506 are in its
+// current list, read for docs/adreno.md "Generations").
 #pragma once
 
 #include <algorithm>
@@ -60,25 +61,33 @@ constexpr generation A7 = generation::a7xx;
 
 // FACTS-adreno6 section 1.4 (Mesa's table ids; names are hwpc's short forms).
 inline constexpr device devices[] = {
-    gpu(508, "A508", A5),          gpu(509, "A509", A5),           gpu(510, "A510", A5),
-    gpu(512, "A512", A5),          gpu(530, "A530", A5),           gpu(540, "A540", A5),
-    gpu(605, "A605", A6),          gpu(608, "A608", A6),           gpu(610, "A610", A6),
-    gpu(612, "A612", A6),          gpu(615, "A615", A6),           gpu(616, "A616", A6),
-    gpu(618, "A618", A6),          gpu(619, "A619", A6),           gpu(620, "A620", A6),
-    {0xffff06020100, "A621", A6},  {0xffff06020300, "A623", A6},   gpu(630, "A630", A6),
-    gpu(640, "A640", A6),          gpu(680, "A680", A6),           gpu(650, "A650", A6),
-    {0x00be06030500, "A635", A6},  // Adreno 8c Gen 3
-    {0x007506030500, "A635", A6},  // 7c+ Gen 3
-    {0x006006030500, "A635", A6},  // 7c+ Gen 3 Lite
-    {0x00ac06030500, "A635", A6},  // FD643
-    {0xffff06030500, "A635", A6},  gpu(660, "A660", A6),           {0x06060201, "A644", A6},
-    {0xffff06060300, "A663", A6},  gpu(690, "A690", A6),           {0xffff06090000, "A690", A6},
-    gpu(702, "A702", A6),          {0x00b207002000, "A702", A6},   {0xffff07002000, "A702", A6},
-    {0x07030002, "A725", A7},      {0xffff07030002, "A725", A7},   {0x07030001, "A730", A7},
-    {0xffff07030001, "A730", A7},  {0x43030b00, "A735", A7},       {0xffff43030c00, "X1-45", A7},
-    gpu(740, "A740", A7),          {0x43050a01, "A740", A7},       {0xffff43050a01, "A740", A7},
-    {0xffff43050c01, "X1-85", A7}, {0x43050a00, "A32", A7},        {0xffff43050a00, "A32", A7},
-    {0x43050b00, "A740v3", A7},    {0xffff43050b00, "A740v3", A7}, {0x43051401, "A750", A7},
+    gpu(505, "A505", A5),           gpu(506, "A506", A5),
+    gpu(508, "A508", A5),           gpu(509, "A509", A5),
+    gpu(510, "A510", A5),           gpu(512, "A512", A5),
+    gpu(530, "A530", A5),           gpu(540, "A540", A5),
+    gpu(605, "A605", A6),           gpu(608, "A608", A6),
+    gpu(610, "A610", A6),           gpu(612, "A612", A6),
+    gpu(615, "A615", A6),           gpu(616, "A616", A6),
+    gpu(618, "A618", A6),           gpu(619, "A619", A6),
+    gpu(620, "A620", A6),           {0xffff06020100, "A621", A6},
+    {0xffff06020300, "A623", A6},   gpu(630, "A630", A6),
+    gpu(640, "A640", A6),           gpu(680, "A680", A6),
+    gpu(650, "A650", A6),           {0x00be06030500, "A635", A6},  // Adreno 8c Gen 3
+    {0x007506030500, "A635", A6},                                  // 7c+ Gen 3
+    {0x006006030500, "A635", A6},                                  // 7c+ Gen 3 Lite
+    {0x00ac06030500, "A635", A6},                                  // FD643
+    {0xffff06030500, "A635", A6},   gpu(660, "A660", A6),
+    {0x06060201, "A644", A6},       {0xffff06060300, "A663", A6},
+    gpu(690, "A690", A6),           {0xffff06090000, "A690", A6},
+    gpu(702, "A702", A6),           {0x00b207002000, "A702", A6},
+    {0xffff07002000, "A702", A6},   {0x07030002, "A725", A7},
+    {0xffff07030002, "A725", A7},   {0x07030001, "A730", A7},
+    {0xffff07030001, "A730", A7},   {0x43030b00, "A735", A7},
+    {0xffff43030c00, "X1-45", A7},  gpu(740, "A740", A7),
+    {0x43050a01, "A740", A7},       {0xffff43050a01, "A740", A7},
+    {0xffff43050c01, "X1-85", A7},  {0x43050a00, "A32", A7},
+    {0xffff43050a00, "A32", A7},    {0x43050b00, "A740v3", A7},
+    {0xffff43050b00, "A740v3", A7}, {0x43051401, "A750", A7},
     {0xffff43051401, "A750", A7},
 };
 

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <utility>
 
-#include "hwpc/adreno/a6xx_counters.hpp"
-#include "hwpc/adreno/a7xx_counters.hpp"
+#include "hwpc/adreno/generated/a6xx_counters.hpp"
+#include "hwpc/adreno/generated/a7xx_counters.hpp"
 #include "hwpc/adreno/generation.hpp"
 #include "hwpc/adreno/names.hpp"
 #include "hwpc/adreno/names_a6xx.hpp"

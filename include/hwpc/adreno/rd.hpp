@@ -2,9 +2,13 @@
 // GPUADDR + BUFFER_CONTENTS sections describe (docs/adreno.md, ".rd captures").
 //
 // A file is a sequence of sections `u32 type; u32 size; size bytes`, no
-// padding between sections (msm_rd.c and Mesa's redump.h agree). Views are
-// zero-copy: every payload and buffer is a span into the caller's bytes, and
-// every offset is a byte offset into those bytes.
+// padding between sections (msm_rd.c and Mesa's redump.h agree). Android's
+// libwrap (and Dive, built on it) writes two 0xffffffff dwords before each
+// section and rounds the size up to 4, zero-filling the payload; Mesa's reader
+// skips any number of such marker pairs where a header may start, so one file
+// may mix both dialects, and so does this one (FACTS-live section 6). Views
+// are zero-copy: every payload and buffer is a span into the caller's bytes,
+// and every offset is a byte offset into those bytes.
 #pragma once
 
 #include <algorithm>
@@ -75,16 +79,33 @@ struct section {
   std::size_t payload_offset() const noexcept { return offset + section_header_size; }
 };
 
-// Walks the sections. A header that does not fit, or a size running past the
-// end, is `truncated` at the header's offset and ends the walk (sizes are the
-// only framing, so nothing after a bad size can be trusted).
+// libwrap's section marker: two 0xffffffff dwords before a header.
+inline constexpr std::uint32_t marker_word = 0xffffffffu;
+inline constexpr std::size_t marker_size = 8;
+
+// True when `d` holds a marker pair at `at`.
+inline bool marker_at(byte_span d, std::size_t at) noexcept {
+  return d.size() >= marker_size && at <= d.size() - marker_size &&
+         load_le32(d.data() + at) == marker_word && load_le32(d.data() + at + 4) == marker_word;
+}
+
+// Walks the sections, skipping marker pairs where a header may start. A
+// header that does not fit, or a size running past the end, is `truncated` at
+// the header's offset and ends the walk (sizes are the only framing, so
+// nothing after a bad size can be trusted). Marker pairs with nothing after
+// them end the file, as they end Mesa's reader.
 class section_cursor {
  public:
-  explicit section_cursor(byte_span data) noexcept : data_(data) {}
+  explicit section_cursor(byte_span data) noexcept : data_(data) { skip_markers(); }
   // Sections view the caller's bytes: a temporary vector would dangle.
   explicit section_cursor(std::vector<std::byte>&&) = delete;
   bool done() const noexcept { return failed_ || pos_ >= data_.size(); }
   std::size_t offset() const noexcept { return pos_; }
+  // Marker pairs skipped so far, and the sections that had at least one.
+  std::uint64_t marker_pairs() const noexcept { return marker_pairs_; }
+  std::uint64_t marked_sections() const noexcept { return marked_sections_; }
+  // Whether the section `next()` returned last was preceded by markers.
+  bool last_marked() const noexcept { return last_marked_; }
 
   result<section> next() {
     const std::size_t remain = data_.size() - pos_;
@@ -103,24 +124,44 @@ class section_cursor {
                             std::to_string(remain - section_header_size) + " remain");
     }
     section s{type, pos_, data_.subspan(pos_ + section_header_size, size)};
+    last_marked_ = pending_marked_;
+    if (last_marked_) ++marked_sections_;
     pos_ += section_header_size + size;
+    skip_markers();
     return s;
   }
 
  private:
+  void skip_markers() noexcept {
+    pending_marked_ = false;
+    while (marker_at(data_, pos_)) {
+      pos_ += marker_size;
+      ++marker_pairs_;
+      pending_marked_ = true;
+    }
+  }
+
   byte_span data_;
   std::size_t pos_ = 0;
+  std::uint64_t marker_pairs_ = 0;
+  std::uint64_t marked_sections_ = 0;
+  bool pending_marked_ = false;
+  bool last_marked_ = false;
   bool failed_ = false;
 };
 
-// True when `data` starts like an .rd file: a known section type whose size
-// fits. PM4 streams start with a header (bits 31..28 = 4 or 7), so a first
-// dword <= 17 cannot be one.
+// True when `data` starts like an .rd file: after any marker pairs, a known
+// section type whose size fits. PM4 streams start with a header (bits 31..28
+// = 4 or 7), so a first dword <= 17 cannot be one, and a stream of
+// 0xffffffff dwords followed by a small number is not PM4 either (type 0xf
+// headers do not exist).
 inline bool looks_like_rd(byte_span data) noexcept {
-  if (data.size() < section_header_size) return false;
-  const std::uint32_t type = load_le32(data.data());
-  const std::uint32_t size = load_le32(data.data() + 4);
-  return type >= 1 && type <= max_section_type && size <= data.size() - section_header_size;
+  std::size_t at = 0;
+  while (marker_at(data, at)) at += marker_size;
+  if (data.size() - at < section_header_size) return false;
+  const std::uint32_t type = load_le32(data.data() + at);
+  const std::uint32_t size = load_le32(data.data() + at + 4);
+  return type >= 1 && type <= max_section_type && size <= data.size() - at - section_header_size;
 }
 
 // RD_GPUADDR and RD_CMDSTREAM_ADDR payloads: {u32 iova_lo; u32 size; u32 iova_hi}

@@ -49,6 +49,10 @@ struct capture_stats {
   std::uint64_t cmdstreams = 0;
   std::optional<std::uint32_t> gpu_id;
   std::optional<std::uint64_t> chip_id;
+  // The dialect, by content: sections after libwrap's marker pairs, and without.
+  std::uint64_t marked_sections = 0;
+  std::uint64_t marker_pairs = 0;
+  std::uint64_t skipped_sections = 0;  // known types that carry no PM4 hwpc decodes
 };
 
 class capture_reader {
@@ -82,8 +86,8 @@ class capture_reader {
         sink_.on_issue(s.error_value());
         return s.error_value();
       }
-      ++stats_.sections;
-      handle(*s);
+      take(*s, c.last_marked());
+      stats_.marker_pairs = c.marker_pairs();
     }
     return {};
   }
@@ -91,7 +95,60 @@ class capture_reader {
   // submit starts: a temporary vector would dangle.
   result<void> read(std::vector<std::byte>&&) = delete;
 
+  // For readers that frame the sections themselves (rd_stream.hpp): one
+  // section, `marked` when libwrap markers came before it. Its payload must
+  // stay valid until the submit ends (`submit_ends_at_next_gpuaddr()`, then
+  // the next RD_GPUADDR). A section hwpc does not decode needs no payload:
+  // `take_skipped` takes its size only.
+  void take(const section& s, bool marked) {
+    count(s.offset, marked);
+    handle(s);
+  }
+  void take_skipped(std::uint32_t type, std::size_t offset, std::size_t size, bool marked) {
+    count(offset, marked);
+    skipped(type, offset, size);
+  }
+  // An RD_GPUADDR or RD_CMDSTREAM_ADDR of `size` bytes, neither 8 nor 12: what
+  // take() does with it, without its payload.
+  void take_bad_address(std::uint32_t type, std::size_t offset, std::size_t size, bool marked) {
+    count(offset, marked);
+    issue(errc::inconsistent, offset,
+          std::string(to_string(static_cast<section_type>(type))) + " payload has " +
+              std::to_string(size) + " bytes, expected 8 or 12");
+    if (type == static_cast<std::uint32_t>(section_type::gpuaddr)) pending_.reset();
+  }
+  // Whether a command stream of the current submit was walked, so that the
+  // next RD_GPUADDR forgets the submit's buffers.
+  bool submit_ends_at_next_gpuaddr() const noexcept { return decoded_; }
+  // The input read so far, for the default walk budget when the size of the
+  // whole is not known in advance.
+  void set_input_bytes(std::size_t n) noexcept { walker_.set_input_bytes(n); }
+  void set_marker_pairs(std::uint64_t n) noexcept { stats_.marker_pairs = n; }
+
+  // Whether a section of this type is decoded (its payload is needed).
+  static constexpr bool decoded_type(std::uint32_t type) noexcept {
+    switch (static_cast<section_type>(type)) {
+      case section_type::gpuaddr:
+      case section_type::buffer_contents:
+      case section_type::cmdstream_addr:
+      case section_type::gpu_id:
+      case section_type::chip_id:
+        return true;
+      default:
+        return false;
+    }
+  }
+
  private:
+  void count(std::size_t offset, bool marked) {
+    ++stats_.sections;
+    if (marked && stats_.marked_sections++ == 0) {
+      sink_.on_note(make_error(errc::unknown_format, offset - marker_size,
+                               "libwrap .rd dialect: sections follow 0xffffffff 0xffffffff "
+                               "markers (skipped)"));
+    }
+  }
+
   void issue(errc code, std::size_t offset, std::string msg) {
     sink_.on_issue(make_error(code, offset, std::move(msg)));
   }
@@ -118,13 +175,16 @@ class capture_reader {
                 "RD_BUFFER_CONTENTS without an RD_GPUADDR before it; ignored");
           return;
         }
-        if (s.payload.size() != pending_->size) {
+        byte_span bytes = s.payload;
+        if (libwrap_padded(bytes, pending_->size)) {
+          bytes = bytes.first(pending_->size);
+        } else if (s.payload.size() != pending_->size) {
           issue(errc::inconsistent, s.offset,
                 "RD_BUFFER_CONTENTS has " + std::to_string(s.payload.size()) +
                     " bytes, its RD_GPUADDR says " + std::to_string(pending_->size) +
                     "; the bytes present are used");
         }
-        space_.add(gpu_buffer{pending_->iova, s.payload, s.payload_offset()});
+        space_.add(gpu_buffer{pending_->iova, bytes, s.payload_offset()});
         ++stats_.buffers;
         pending_.reset();
         return;
@@ -160,13 +220,65 @@ class capture_reader {
         update_generation();
         return;
       default:
-        if (s.type > max_section_type) {
-          issue(errc::unknown_format, s.offset,
-                "unknown .rd section type " + std::to_string(s.type) + " (" +
-                    std::to_string(s.payload.size()) + " bytes) skipped");
-        }
+        skipped(s.type, s.offset, s.payload.size());
         return;
     }
+  }
+
+  void skipped(std::uint32_t type, std::size_t offset, std::size_t size) {
+    if (type > max_section_type) {
+      issue(errc::unknown_format, offset,
+            "unknown .rd section type " + std::to_string(type) + " (" + std::to_string(size) +
+                " bytes) skipped");
+      return;
+    }
+    ++stats_.skipped_sections;
+    if ((noted_ & (1u << type)) == 0) {
+      noted_ |= 1u << type;
+      sink_.on_note(make_error(errc::unknown_format, offset,
+                               std::string(to_string(static_cast<section_type>(type))) +
+                                   " sections skipped (" + skipped_what(type) +
+                                   "); this is the first"));
+    }
+  }
+
+  // What a section type hwpc does not decode holds, for its note. None of
+  // them is read as PM4: RD_CMDSTREAM and RD_CONTEXT are the legacy 2D
+  // paths' raw dumps, not command buffers the CP walks.
+  static const char* skipped_what(std::uint32_t type) noexcept {
+    switch (static_cast<section_type>(type)) {
+      case section_type::none:
+        return "empty";
+      case section_type::test:
+        return "the capture's name, text";
+      case section_type::cmd:
+        return "process, fence or perf-counter ioctl text";
+      case section_type::context:
+        return "a raw context dump, not PM4";
+      case section_type::cmdstream:
+        return "a raw legacy 2D command dump, not walked as PM4";
+      case section_type::param:
+        return "a blit or surface parameter";
+      case section_type::flush:
+        return "forget the parameters";
+      case section_type::program:
+      case section_type::vert_shader:
+      case section_type::frag_shader:
+        return "a shader";
+      default:
+        return "a Mesa debugging buffer";
+    }
+  }
+
+  // libwrap rounds a section's size up to 4 and zero-fills: a BUFFER_CONTENTS
+  // of `len` bytes arrives as round_up(len, 4) bytes ending in zeros.
+  static bool libwrap_padded(byte_span payload, std::uint32_t len) noexcept {
+    const std::size_t padded = (std::size_t{len} + 3) & ~std::size_t{3};
+    if (payload.size() == len || payload.size() != padded) return false;
+    for (std::size_t i = len; i < padded; ++i) {
+      if (payload[i] != std::byte{0}) return false;
+    }
+    return true;
   }
 
   // The walk follows the capture's generation once its ids name one (the
@@ -182,6 +294,7 @@ class capture_reader {
   capture_stats stats_;
   std::optional<address_range> pending_;
   bool decoded_ = false;
+  std::uint32_t noted_ = 0;  // known section types already noted as skipped (bit per type)
   const device* forced_ = nullptr;
 };
 

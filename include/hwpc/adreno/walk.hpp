@@ -25,136 +25,24 @@
 #include <vector>
 
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/draw_state.hpp"
+#include "hwpc/adreno/flat_walk.hpp"
 #include "hwpc/adreno/generation.hpp"
+#include "hwpc/adreno/ib.hpp"
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/rd.hpp"
+#include "hwpc/adreno/walk_sink.hpp"
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
 #include "hwpc/core/hex.hpp"
 
 namespace hwpc::adreno {
 
-// CP_INDIRECT_BUFFER payload: address low, address high, dword 2 bits 19..0
-// the size in dwords (FACTS-adreno section 2; bits 31..20 ignored).
-inline constexpr std::uint32_t ib_size_mask = 0xfffff;
-
-constexpr bool is_ib_call(std::uint32_t opcode) noexcept {
-  return opcode == op::cp_indirect_buffer || opcode == op::cp_indirect_buffer_pfd;
-}
-
-struct ib_target {
-  std::uint64_t address = 0;
-  std::uint32_t dwords = 0;
-};
-
-// The target of CP_INDIRECT_BUFFER / _PFD / _CHAIN, or an error when the
-// packet has fewer than 3 payload dwords.
-inline result<ib_target> decode_ib(const packet& p) {
-  if (p.hdr.count < 3) {
-    return make_error(errc::inconsistent, p.offset,
-                      std::string(opcode_name(p.hdr.id)) + " needs 3 payload dwords, has " +
-                          std::to_string(p.hdr.count));
-  }
-  return ib_target{p.qword(0), p.dword(2) & ib_size_mask};
-}
-
-// Where a flat walk (no address space) of `data` can stop and go on later
-// with the rest appended and reach the same packets: the end of the last
-// whole unit (a zero dword, a bad header, a packet whose payload is there)
-// before a packet whose payload runs past the end. Lets callers walk input
-// they produce piecewise (hex text) in bounded memory; a bad run that spans
-// two pieces is reported as two issues.
-inline std::size_t flat_walk_prefix(byte_span data) noexcept {
-  std::size_t pos = 0;
-  while (data.size() - pos >= 4) {
-    const std::uint32_t dw = load_le32(data.data() + pos);
-    const decoded_header d = decode_header(dw);
-    if (dw == 0 || d.status != header_status::ok) {
-      pos += 4;
-      continue;
-    }
-    const std::size_t need = std::size_t{d.hdr.count} * 4;
-    if (need > data.size() - pos - 4) break;
-    pos += 4 + need;
-  }
-  return pos;
-}
-
-struct walk_options {
-  unsigned max_depth = 64;  // frames on the stack, the top level included
-  // Dwords walked in total, over all IBs; 0 = 2^26 plus 16 per dword of input,
-  // so any input is walked whole at least 16 times over, and work stays linear.
-  std::uint64_t max_dwords = 0;
-  unsigned max_chain = 4096;  // CP_INDIRECT_BUFFER_CHAIN hops per level
-};
-
-// Draw-state group records (CP_SET_DRAW_STATE, FACTS-adreno6 section 2.3):
-// dword 0 bits 15:0 COUNT, 16 DIRTY, 17 DISABLE, 18 DISABLE_ALL_GROUPS,
-// 19 LOAD_IMMED, 20 BINNING, 21 GMEM, 22 SYSMEM, 28:24 GROUP_ID; then a
-// 64-bit address.
-namespace draw_state {
-inline constexpr std::uint32_t record_dwords = 3;
-constexpr std::uint32_t count_of(std::uint32_t d0) noexcept { return d0 & 0xffff; }
-constexpr std::uint32_t group_of(std::uint32_t d0) noexcept { return (d0 >> 24) & 0x1f; }
-constexpr bool disables(std::uint32_t d0) noexcept { return (d0 & (3u << 17)) != 0; }
-}  // namespace draw_state
-
-// The render mode of CP_SET_MARKER (A6XX/A7XX: bits 3:0 when bit 8 is clear),
-// the pass packets run in; 0 before any marker.
-constexpr std::string_view pass_name(std::uint8_t mode) noexcept {
-  constexpr std::string_view names[] = {"",
-                                        "RM6_DIRECT_RENDER",
-                                        "RM6_BIN_VISIBILITY",
-                                        "RM6_BIN_DIRECT",
-                                        "RM6_BIN_RENDER_START",
-                                        "RM6_BIN_END_OF_DRAWS",
-                                        "RM6_BIN_RESOLVE",
-                                        "RM6_BIN_RENDER_END",
-                                        "RM6_COMPUTE",
-                                        "9",
-                                        "10",
-                                        "11",
-                                        "RM6_BLIT2DSCALE",
-                                        "RM6_IB1LIST_START",
-                                        "RM6_IB1LIST_END",
-                                        "RM7_BIN_VISIBILITY_END"};
-  return names[mode & 0xf];
-}
-
-struct walked_packet {
-  packet pkt;                  // pkt.offset: byte offset of the header in the input
-  std::uint64_t gpu_addr = 0;  // GPU address of the header (0-based for flat input)
-  unsigned depth = 0;          // 0 = the stream walked, 1 = an IB it calls, ...
-  int group = -1;              // the draw-state group whose buffer holds it (A6XX/A7XX), else -1
-  std::uint8_t pass = 0;       // the last CP_SET_MARKER render mode (A6XX/A7XX; pass_name)
-};
-
-// Receives what a walk finds. `note` is information (a conditional IB not
-// followed, an IB in input without an address space); `issue` is something
-// wrong with the input.
-class walk_sink {
- public:
-  virtual ~walk_sink() = default;
-  virtual void on_packet(const walked_packet& p) = 0;
-  virtual void on_issue(const error& e) = 0;
-  virtual void on_note(const error& n) { (void)n; }
-};
-
-struct walk_stats {
-  std::uint64_t packets = 0;
-  std::uint64_t padding_dwords = 0;  // zero dwords skipped
-  std::uint64_t skipped_bytes = 0;   // bytes skipped to resynchronise
-  std::uint64_t issues = 0;
-  std::uint64_t ibs_followed = 0;
-  std::uint64_t dwords = 0;  // dwords walked (budget)
-  bool budget_exhausted = false;
-};
-
 class walker {
  public:
   // `space` may be null (flat input): IB packets are then reported as notes.
   walker(walk_sink& sink, const rd::address_space* space, walk_options opt = {})
-      : sink_(sink), space_(space), opt_(opt) {}
+      : sink_(sink), space_(space), opt_(opt), limit_(budget()) {}
 
   const walk_stats& stats() const noexcept { return stats_; }
 
@@ -167,7 +55,10 @@ class walker {
 
   // The size of the whole input, for the default budget (walk() sets it from
   // its buffer when it was not set).
-  void set_input_bytes(std::size_t n) noexcept { input_bytes_ = n; }
+  void set_input_bytes(std::size_t n) noexcept {
+    input_bytes_ = n;
+    limit_ = budget();
+  }
   std::uint64_t budget() const noexcept {
     return opt_.max_dwords != 0 ? opt_.max_dwords
                                 : (std::uint64_t{1} << 26) + 16 * std::uint64_t{input_bytes_ / 4};
@@ -176,7 +67,7 @@ class walker {
   // Walks `data`, which sits at byte `file_offset` of the input and at GPU
   // address `gpu_addr`.
   void walk(byte_span data, std::size_t file_offset, std::uint64_t gpu_addr) {
-    if (input_bytes_ == 0) input_bytes_ = data.size();
+    if (input_bytes_ == 0) set_input_bytes(data.size());
     stack_.clear();
     pending_.clear();
     stack_.push_back(frame{data, file_offset, gpu_addr, 0, 0});
@@ -421,7 +312,7 @@ class walker {
   // inline and the issue out of line: it runs twice per packet.
   bool spend(std::uint64_t dwords, std::size_t at) {
     stats_.dwords += dwords;
-    if (stats_.dwords <= budget()) [[likely]] {
+    if (stats_.dwords <= limit_) [[likely]] {
       return true;
     }
     return over_budget(at);
@@ -460,8 +351,8 @@ class walker {
         continue;
       }
       const std::size_t at = f.file_base + f.pos;
-      if (!spend(1, at)) return;
       if (remain < 4) {
+        if (!spend(1, at)) return;
         if (in_run) end_run();
         issue(errc::truncated, at, std::to_string(remain) + " trailing bytes, not a dword");
         stack_.pop_back();
@@ -469,6 +360,7 @@ class walker {
       }
       const std::uint32_t dw = load_le32(f.data.data() + f.pos);
       if (dw == 0) {
+        if (!spend(1, at)) return;
         if (in_run) end_run();
         ++stats_.padding_dwords;
         f.pos += 4;
@@ -477,6 +369,7 @@ class walker {
       const decoded_header d = decode_header(dw);
       const std::size_t need = std::size_t{d.hdr.count} * 4;
       if (d.status != header_status::ok || need > remain - 4) {
+        if (!spend(1, at)) return;
         if (!in_run) {
           in_run = true;
           run_offset = at;
@@ -496,7 +389,8 @@ class walker {
         continue;
       }
       if (in_run) end_run();
-      if (!spend(d.hdr.count, at)) return;
+      // The header and its payload in one check of the budget.
+      if (!spend(std::uint64_t{1} + d.hdr.count, at)) return;
       const bool a6 = gen_ == generation::a6xx || gen_ == generation::a7xx;
       // The header is copied field by field: copied whole, it was read back
       // with one wide load from the narrower stores decode_header() made, a
@@ -541,6 +435,7 @@ class walker {
   std::vector<pending> pending_;
   std::uint8_t pass_ = 0;
   std::size_t input_bytes_ = 0;
+  std::uint64_t limit_ = 0;  // budget(), kept: the walk compares with it per packet
   generation gen_ = generation::unknown;
 };
 
