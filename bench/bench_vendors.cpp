@@ -162,9 +162,11 @@ mali_totals mali_naive(const mali_input& in) {
       pos = end;
     }
   }
+  // The layout's shift says the hardware counts in units of 2^shift; a sum of
+  // scaled samples is the scaled sum (these totals stay far below 2^64).
   mali_totals t;
   for (const hm::hw_counter& c : in.gpu->table->counters) {
-    t.push_back(sums[{static_cast<int>(c.id.block), static_cast<int>(c.id.index)}]);
+    t.push_back(sums[{static_cast<int>(c.id.block), static_cast<int>(c.id.index)}] << c.shift);
   }
   return t;
 }
