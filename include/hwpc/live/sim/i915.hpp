@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hwpc/core/bytes.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/emu/recording_records.hpp"
 #include "hwpc/intel/platform.hpp"
@@ -71,6 +72,19 @@ struct i915_gpu {
   bool stream_open = false;
   std::map<std::string, std::uint64_t> sets;  // handed out through sysfs
   std::uint64_t next_set = 2;                 // ids start at 2 (1 is the kernel's test config)
+  // The GPU clock: `clock_base` ticks at `clock_origin`. A stream's open
+  // moves it to the emulated run's start, so reports and REG_READ agree.
+  std::chrono::steady_clock::time_point clock_origin = std::chrono::steady_clock::now();
+  std::uint64_t clock_base = 0;
+  std::uint64_t ns_since_origin() const {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now() - clock_origin)
+                                          .count());
+  }
+  std::uint64_t gpu_ticks() const {
+    return clock_base + static_cast<std::uint64_t>(static_cast<long double>(ns_since_origin()) *
+                                                   timestamp_hz() / 1e9L);
+  }
   std::uint64_t timestamp_hz() const { return intel::info(cfg.platform).timestamp_frequency_hz; }
   const emu::format_desc* format(std::uint64_t uapi_id) const {
     for (const auto& f : emu::emu_formats) {
@@ -83,10 +97,17 @@ struct i915_gpu {
   }
 };
 
+// The stream: its records (emu::i915_stream) and, per record, when the
+// emulated unit had written it (ns after the stream's open): a record is
+// readable once the GPU clock has passed it and the stream is enabled.
 class i915_stream_node final : public node {
  public:
-  i915_stream_node(std::shared_ptr<i915_gpu> gpu, std::vector<std::byte> records, bool enabled)
-      : gpu_(std::move(gpu)), records_(std::move(records)), enabled_(enabled) {}
+  i915_stream_node(std::shared_ptr<i915_gpu> gpu, std::vector<std::byte> records,
+                   std::vector<std::uint64_t> due_ns, bool enabled)
+      : gpu_(std::move(gpu)),
+        records_(std::move(records)),
+        due_ns_(std::move(due_ns)),
+        enabled_(enabled) {}
   ~i915_stream_node() override { gpu_->stream_open = false; }
 
   sys_result ioctl(kernel&, unsigned long req, void*) override {
@@ -102,11 +123,11 @@ class i915_stream_node final : public node {
   }
   sys_result read(void* buf, std::size_t n) override {
     if (!enabled_) return {-1, EIO};
-    if (pos_ >= records_.size()) return {-1, EAGAIN};
+    const std::size_t limit = landed();
+    if (pos_ >= limit) return {-1, EAGAIN};
     std::size_t end = pos_;
-    while (end < records_.size()) {
-      std::uint16_t size = 0;
-      std::memcpy(&size, records_.data() + end + 6, 2);  // little-endian host
+    while (end < limit) {
+      const std::uint16_t size = load_le16(records_.data() + end + 6);
       if (end + size - pos_ > n) break;
       end += size;
     }
@@ -116,12 +137,25 @@ class i915_stream_node final : public node {
     pos_ = end;
     return {k, 0};
   }
-  short ready() override { return enabled_ && pos_ < records_.size() ? POLLIN : 0; }
+  short ready() override { return enabled_ && pos_ < landed() ? POLLIN : 0; }
 
  private:
+  // The end of the records the unit has written by now.
+  std::size_t landed() {
+    const std::uint64_t now = gpu_->ns_since_origin();
+    while (next_ < due_ns_.size() && due_ns_[next_] <= now) {
+      landed_ += load_le16(records_.data() + landed_ + 6);
+      ++next_;
+    }
+    return landed_;
+  }
+
   std::shared_ptr<i915_gpu> gpu_;
   std::vector<std::byte> records_;
+  std::vector<std::uint64_t> due_ns_;
   std::size_t pos_ = 0;
+  std::size_t landed_ = 0;
+  std::size_t next_ = 0;
   bool enabled_;
 };
 
@@ -136,10 +170,7 @@ class i915_node final : public node {
     if (req == i915::ioctl_reg_read) {
       auto& r = *static_cast<i915::reg_read*>(arg);
       if ((r.offset & ~i915::reg_read_8b) != i915::render_ring_timestamp) return {-1, EINVAL};
-      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
-                          .count();
-      r.val = static_cast<std::uint64_t>(static_cast<long double>(ns) * gpu_->timestamp_hz() / 1e9);
+      r.val = gpu_->gpu_ticks();
       return {};
     }
     if (req == i915::ioctl_perf_open)
@@ -262,9 +293,25 @@ class i915_node final : public node {
     if (!cap) return {-1, EINVAL};
     auto records = emu::i915_stream(*cap);
     if (!records) return {-1, EINVAL};
+    // When each record is due: its report's time (a loss marker: the report before it).
+    std::vector<std::uint64_t> due;
+    std::uint64_t last = 0;
+    const long double ns_per_tick = 1e9L / static_cast<long double>(gpu_->timestamp_hz());
+    for (const auto& it : cap->read) {
+      if (it.k == emu::read_item::kind::unlanded) continue;  // i915 skips these
+      if (it.k == emu::read_item::kind::sample) {
+        last = static_cast<std::uint64_t>(
+            static_cast<long double>(cap->reports[it.report].at.timestamp) * ns_per_tick);
+      }
+      due.push_back(last);
+    }
     gpu_->stream_open = true;
+    gpu_->clock_origin = std::chrono::steady_clock::now();
+    gpu_->clock_base = cap->start.timestamp;
     const bool enabled = (p.flags & i915::open_disabled) == 0;
-    return {k.install(std::make_shared<i915_stream_node>(gpu_, std::move(*records), enabled)), 0};
+    return {k.install(std::make_shared<i915_stream_node>(gpu_, std::move(*records), std::move(due),
+                                                         enabled)),
+            0};
   }
 
   std::shared_ptr<i915_gpu> gpu_;
