@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hwpc/live/kbase_record.hpp"
@@ -61,6 +62,7 @@ void same_as_emulator(const char* name, std::uint32_t slices, std::uint64_t mask
   cfg.core_mask = mask;
   cfg.samples = 12;
   cfg.seed = 5;
+  cfg.ring_slots = 32;  // room for a consumer the machine holds up for a while
   sim::add_kbase(k, live::kbase::default_node, cfg);
   const std::uint64_t period = 2'000'000;
   const recorded r = record(k, period, 12 * 2 + 30);
@@ -108,14 +110,26 @@ TEST(LiveMali, RingOverflowIsFlaggedNotSilent) {
   sim::kernel k;
   sim::kbase_config cfg;
   cfg.gpu = gpu("Mali-G78");
-  cfg.samples = 20;
+  cfg.samples = 60;
   cfg.ring_slots = 2;
   sim::add_kbase(k, live::kbase::default_node, cfg);
-  // A consumer that looks every 40 ms at 1 ms samples: the two slots overflow.
-  const recorded r = record(k, 1'000'000, 60, 40);
-  ASSERT_TRUE(r.counts) << r.counts.error_value().describe();
-  EXPECT_GT(r.counts->overflow, 0u);
-  EXPECT_LT(r.counts->samples, 20u);
+  auto session = live::kbase_session::open(k, live::kbase::default_node, 1'000'000);
+  ASSERT_TRUE(session) << session.error_value().describe();
+  ASSERT_TRUE(session->start());
+  // A consumer that looks only after 30 ms at 1 ms samples: the two slots
+  // fill and the samples after them are lost; the next one says so.
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  std::vector<std::byte> payload;
+  for (int round = 0; round < 2; ++round) {
+    for (;;) {
+      auto got = session->take_sample(payload);
+      ASSERT_TRUE(got) << got.error_value().describe();
+      if (!*got) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GT(session->counts().overflow, 0u);
+  EXPECT_LT(session->counts().samples, 60u);
 }
 
 std::string refusal(const sim::kbase_config& cfg, const char* node = live::kbase::default_node) {

@@ -48,8 +48,11 @@ static_assert(i915::prop::oa_exponent == DRM_I915_PERF_PROP_OA_EXPONENT);
 static_assert(i915::prop::hold_preemption == DRM_I915_PERF_PROP_HOLD_PREEMPTION);
 static_assert(i915::prop::global_sseu == DRM_I915_PERF_PROP_GLOBAL_SSEU);
 static_assert(i915::prop::poll_oa_period == DRM_I915_PERF_PROP_POLL_OA_PERIOD);
-static_assert(i915::prop::oa_engine_class == DRM_I915_PERF_PROP_OA_ENGINE_CLASS);
-static_assert(i915::prop::oa_engine_instance == DRM_I915_PERF_PROP_OA_ENGINE_INSTANCE);
+// Debian's libdrm 2.4.114 ends at POLL_OA_PERIOD (revision 5): ENGINE_CLASS and
+// ENGINE_INSTANCE (revision 6) follow it, as the enum continues.
+static_assert(DRM_I915_PERF_PROP_MAX == DRM_I915_PERF_PROP_POLL_OA_PERIOD + 1);
+static_assert(i915::prop::oa_engine_class == DRM_I915_PERF_PROP_POLL_OA_PERIOD + 1);
+static_assert(i915::prop::oa_engine_instance == DRM_I915_PERF_PROP_POLL_OA_PERIOD + 2);
 
 static_assert(sizeof(i915::perf_oa_config) == sizeof(drm_i915_perf_oa_config));
 static_assert(offsetof(i915::perf_oa_config, n_mux_regs) ==
@@ -67,7 +70,9 @@ static_assert(i915::param::chipset_id == I915_PARAM_CHIPSET_ID);
 static_assert(i915::param::revision == I915_PARAM_REVISION);
 static_assert(i915::param::cs_timestamp_frequency == I915_PARAM_CS_TIMESTAMP_FREQUENCY);
 static_assert(i915::param::perf_revision == I915_PARAM_PERF_REVISION);
+#ifdef I915_PARAM_OA_TIMESTAMP_FREQUENCY  // newer than Debian's libdrm 2.4.114
 static_assert(i915::param::oa_timestamp_frequency == I915_PARAM_OA_TIMESTAMP_FREQUENCY);
+#endif
 
 static_assert(sizeof(i915::reg_read) == sizeof(drm_i915_reg_read));
 static_assert(i915::reg_read_8b == I915_REG_READ_8B_WA);

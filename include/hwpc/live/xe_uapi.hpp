@@ -33,7 +33,9 @@ struct ext_set_property {
   std::uint64_t value = 0;
   std::uint64_t reserved[2] = {};
 };
-static_assert(sizeof(ext_set_property) == 40);
+// 48 bytes: the field offsets FACTS-live section 2.1 lists (value at 24, two
+// reserved u64 after it) end at 48, although its heading says 40 B.
+static_assert(sizeof(ext_set_property) == 48);
 static_assert(offsetof(ext_set_property, property) == 16 &&
               offsetof(ext_set_property, value) == 24);
 inline constexpr unsigned max_chain_links = 16;
