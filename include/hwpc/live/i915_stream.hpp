@@ -180,6 +180,11 @@ class i915_stream {
           "the OA unit is already in use (EBUSY): only one OA stream per GPU; close gputop, "
           "IGT's i915-perf-recorder, Mesa's pps producer or another hwpc record");
     }
+    if (err == ENOENT && o.ctx) {
+      return live_error("the kernel has no GEM context " + std::to_string(*o.ctx) +
+                        " (CTX_HANDLE; ENOENT): the handle belongs to the process that created "
+                        "it");
+    }
     if (err == ENODEV || err == 524 /* kernel-internal ENOTSUPP */) {
       return live_error("the i915 driver has no OA support for this GPU (" + errno_name(err) + ")");
     }

@@ -282,7 +282,8 @@ class i915_node final : public node {
         return {-1, EACCES};
       }
     }
-    bool known_set = false;
+    // With no sets listed, the kernel has every set (any id it could have given).
+    bool known_set = cfg.metric_sets.empty();
     for (const auto& [uuid, id] : gpu_->sets) known_set = known_set || id == set;
     if (!known_set) return {-1, EINVAL};
     if (gpu_->stream_open) return {-1, EBUSY};

@@ -171,7 +171,8 @@ class kinstr_reader_node final : public node {
                                                    .count());
     while (next_ < samples_.size() && (next_ + 1) * period_ns_ <= ns) {
       const auto free = std::find(taken_.begin(), taken_.end(), false);
-      if (free == taken_.end()) {
+      const std::size_t every = gpu_->cfg.full_every;
+      if (free == taken_.end() || (every != 0 && (next_ + 1) % every == 0)) {
         overflow_ = true;  // the ring is full: this sample is lost
         ++next_;
         continue;
