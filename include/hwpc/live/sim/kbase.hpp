@@ -41,6 +41,9 @@ struct kbase_config {
   std::size_t ring_slots = 8;
   unsigned major = 0, minor = 0;  // interface version; 0.0: 11.40 (JM) or 1.21 (CSF)
   bool node_refused = false;      // open() fails with EACCES (mode or SELinux)
+  // Every n-th sample finds the ring full (as a consumer that falls behind
+  // would): it is lost and the next carries the overflow flag. 0: never.
+  std::size_t full_every = 0;
 };
 
 namespace detail {
