@@ -52,7 +52,7 @@ collected collect(sim::kernel& k, const live::xe_stream_options& o, int ms) {
   if (auto e = s->enable(); !e) c.counts = e.error_value();
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
   while (std::chrono::steady_clock::now() < until) {
-    s->wait(2);
+    (void)s->wait(2);
     if (auto r = s->read_ready(c.bytes, c.losses); !r) {
       c.counts = r.error_value();
       return c;
