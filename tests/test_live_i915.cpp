@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <span>
 #include <string>
 #include <thread>
@@ -17,6 +19,7 @@
 #include "hwpc/emu.hpp"
 #include "hwpc/intel/recording.hpp"
 #include "hwpc/live/i915_record.hpp"
+#include "hwpc/live/set_registers.hpp"
 #include "hwpc/live/sim/i915.hpp"
 
 namespace {
@@ -32,6 +35,10 @@ struct recorded {
   hwpc::result<live::i915_stream_counts> counts;
   std::vector<std::byte> bytes;
 };
+
+#ifndef HWPC_SHARED_DIR
+#define HWPC_SHARED_DIR ""
+#endif
 
 // Records until `ms` milliseconds have passed (the simulated unit writes its
 // reports in real time).
@@ -273,5 +280,67 @@ TEST(LiveI915, ExponentForPeriodUsesTheKernelsFormula) {
   EXPECT_EQ(live::exponent_for_period(1'310'720, 12'500'000), 13u);
   EXPECT_EQ(live::exponent_for_period(163'840, 12'500'000), 10u);
 }
+
+}  // namespace
+
+namespace {
+
+// A set the kernel lacks is uploaded with its registers, used, and removed.
+TEST(LiveI915, UploadsAMissingSetAndRemovesIt) {
+  sim::kernel k;
+  sim::i915_config cfg;
+  cfg.platform = intel::platform::hsw;
+  cfg.reports = 8;
+  cfg.metric_sets = {{"99999999-2222-4333-8444-555555555555", 3}};
+  sim::add_i915(k, live::default_render_node, cfg);
+  live::i915_record_options o;
+  o.exponent = 12;
+  o.upload = live::set_upload{{0x9840, 0x80, 0x253a4, 0x1600000}, {0x2724, 0x800000}, {}};
+  const recorded r = record(k, o, 20);
+  ASSERT_TRUE(r.counts) << r.counts.error_value().describe();
+  EXPECT_EQ(r.counts->samples, 8u);
+  auto dev = live::i915_device::open(k, live::default_render_node);
+  ASSERT_TRUE(dev);
+  EXPECT_FALSE(dev->metrics_set_id(uuid)) << "the uploaded set outlived the recording";
+  // Removing it again: the kernel no longer has it.
+  EXPECT_FALSE(dev->remove_config(4));
+  // Uploading needs the privilege a stream needs.
+  sim::i915_config paranoid = cfg;
+  paranoid.paranoid = true;
+  paranoid.perfmon = false;
+  sim::kernel k2;
+  sim::add_i915(k2, live::default_render_node, paranoid);
+  const recorded refused = record(k2, o);
+  ASSERT_FALSE(refused.counts);
+  EXPECT_NE(refused.counts.error_value().message.find("refused to add metric set"),
+            std::string::npos)
+      << refused.counts.error_value().message;
+  // Flex registers on Haswell: EINVAL, said as such.
+  live::i915_record_options flex = o;
+  flex.upload->flex = {0xe458, 0x5};
+  sim::kernel k3;
+  sim::add_i915(k3, live::default_render_node, cfg);
+  const recorded bad = record(k3, flex);
+  ASSERT_FALSE(bad.counts);
+  EXPECT_NE(bad.counts.error_value().message.find("flex registers before Gen8"), std::string::npos);
+}
+
+#ifdef HWPC_HAVE_PUGIXML
+TEST(LiveI915, RegistersOfASetFromItsMetricFile) {
+  const std::string path = std::string(HWPC_SHARED_DIR) + "/data/intel-metrics/oa-hsw.xml";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) GTEST_SKIP() << "../shared is absent: " << path;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto regs = live::registers_of(text, "RenderBasic");
+  ASSERT_TRUE(regs) << regs.error_value().describe();
+  EXPECT_EQ(regs->uuid.size(), 36u);
+  EXPECT_FALSE(regs->mux.empty());
+  EXPECT_FALSE(regs->boolean.empty());
+  EXPECT_TRUE(regs->flex.empty());  // Haswell has no flex EU counters
+  EXPECT_EQ(regs->conditional_blocks, 0u);
+  EXPECT_EQ(regs->mux.front(), (live::register_write{0x9840, 0x80}));
+  EXPECT_FALSE(live::registers_of(text, "NoSuchSet"));
+}
+#endif
 
 }  // namespace

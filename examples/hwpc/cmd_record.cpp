@@ -6,16 +6,20 @@
 // this file parses options and handles signals.
 #include <csignal>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/live/i915_record.hpp"
 #include "hwpc/live/kbase_record.hpp"
+#include "hwpc/live/set_registers.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
 #include "metric_columns.hpp"
 
@@ -34,9 +38,10 @@ const command_spec intel_spec{
     "header is written) and writes the recording IGT's i915-perf-recorder writes: device\n"
     "info, topology, CPU/GPU timestamp correlation points (at the start, every second and at\n"
     "the end) and the stream's records, lost-report records included. `hwpc decode FILE`\n"
-    "opens it. The metric set must be one the kernel has\n"
-    "(/sys/class/drm/card<N>/metrics/<hw_config_guid>/id); uploading a set is not done by\n"
-    "this version. Ctrl-C or SIGTERM ends the recording with a complete file. Usage errors\n"
+    "opens it. The metric set is the kernel's (/sys/class/drm/card<N>/metrics/<guid>/id);\n"
+    "a set the kernel lacks is uploaded from --metrics (I915_PERF_ADD_CONFIG: its NOA, OA\n"
+    "and FLEX registers) and removed when the recording ends. Ctrl-C or SIGTERM ends the recording "
+    "with a complete file. Usage errors\n"
     "exit with 1; a device or kernel that refuses exits with 2 and says what to change.",
     {{"device", "PATH", "render node (default /dev/dri/renderD128)"},
      {"metrics", "FILE.xml", "Intel metric file (oa-<platform>.xml) that names the set"},
@@ -155,6 +160,20 @@ int record_intel(const std::vector<std::string>& args) {
     }
     o.set_name = set->symbol_name;
     o.set_uuid = set->hw_config_guid;
+    // Its registers, to upload if the kernel does not have the set (only
+    // when none of its register blocks depends on the part).
+    std::ifstream in(*a->get("metrics"), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (auto regs = live::registers_of(text, set->symbol_name);
+        regs && !regs->empty() && regs->conditional_blocks == 0) {
+      live::set_upload up;
+      for (const auto& [list, to] :
+           {std::pair{&regs->mux, &up.mux}, std::pair{&regs->boolean, &up.boolean},
+            std::pair{&regs->flex, &up.flex}}) {
+        for (const auto& w : *list) to->insert(to->end(), {w.address, w.value});
+      }
+      o.upload = std::move(up);
+    }
 #else
     return fail(cmd, "--metrics needs pugixml (rebuild with libpugixml-dev), or use --set-id",
                 exit_usage);

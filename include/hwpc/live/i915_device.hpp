@@ -102,15 +102,61 @@ class i915_device {
         "/sys/class/drm/card" + std::to_string(info_.card) + "/metrics/" + uuid + "/id";
     const auto text = sys_->read_file(path);
     if (!text) {
-      return live_error("the kernel has no metric set " + uuid + " (" + path +
-                        " is missing): it was not built in for this GPU and was not added. "
-                        "Uploading a set's registers (I915_PERF_ADD_CONFIG) is not done by this "
-                        "version: pick a set the kernel lists (`ls /sys/class/drm/card" +
-                        std::to_string(info_.card) + "/metrics`) or pass --set-id N");
+      return live_error(
+          "the kernel has no metric set " + uuid + " (" + path +
+          " is missing): it was not built in for this GPU and was not added. "
+          "Without the set's registers (--metrics) it cannot be uploaded "
+          "(I915_PERF_ADD_CONFIG): pick a set the kernel lists (`ls /sys/class/drm/card" +
+          std::to_string(info_.card) + "/metrics`) or pass --set-id N");
     }
     const auto id = parse_decimal(*text);
     if (!id || *id == 0) return live_error(path + " does not hold a config id");
     return *id;
+  }
+
+  // Uploads a set's register lists (I915_PERF_ADD_CONFIG); the kernel's new id.
+  // Lists of {u32 address, u32 value} pairs, as the uapi takes them.
+  result<std::uint64_t> add_config(const std::string& uuid, const std::vector<std::uint32_t>& mux,
+                                   const std::vector<std::uint32_t>& boolean,
+                                   const std::vector<std::uint32_t>& flex) const {
+    i915::perf_oa_config c;
+    if (uuid.size() != sizeof c.uuid) {
+      return live_error("metric set uuid '" + uuid + "' is not 36 characters");
+    }
+    for (std::size_t i = 0; i < sizeof c.uuid; ++i) c.uuid[i] = uuid[i];
+    c.n_mux_regs = static_cast<std::uint32_t>(mux.size() / 2);
+    c.n_boolean_regs = static_cast<std::uint32_t>(boolean.size() / 2);
+    c.n_flex_regs = static_cast<std::uint32_t>(flex.size() / 2);
+    c.mux_regs_ptr = reinterpret_cast<std::uintptr_t>(mux.data());
+    c.boolean_regs_ptr = reinterpret_cast<std::uintptr_t>(boolean.data());
+    c.flex_regs_ptr = reinterpret_cast<std::uintptr_t>(flex.data());
+    const sys_result r = sys_->ioctl(fd_.get(), i915::ioctl_perf_add_config, &c);
+    if (r.ok()) return static_cast<std::uint64_t>(r.value);
+    if (r.err == EACCES) {
+      return live_error("the kernel refused to add metric set " + uuid +
+                        " (EACCES): adding a set needs CAP_PERFMON (or CAP_SYS_ADMIN) while "
+                        "dev.i915.perf_stream_paranoid is 1 (it is " +
+                        sysctl_value(*sys_, i915::paranoid_sysctl) +
+                        " here). Run `sudo sysctl dev.i915.perf_stream_paranoid=0`, or give "
+                        "the tool CAP_PERFMON");
+    }
+    if (r.err == EADDRINUSE) {
+      return live_error("the kernel already has a metric set " + uuid + " (EADDRINUSE)");
+    }
+    if (r.err == EINVAL) {
+      return live_error("the kernel refused metric set " + uuid +
+                        "'s registers (EINVAL): an address outside what this GPU's kernel "
+                        "allows, flex registers before Gen8, or no registers at all");
+    }
+    return live_error("I915_PERF_ADD_CONFIG failed: " + errno_name(r.err));
+  }
+  result<void> remove_config(std::uint64_t id) const {
+    const sys_result r = sys_->ioctl(fd_.get(), i915::ioctl_perf_remove_config, &id);
+    if (!r.ok()) {
+      return live_error("I915_PERF_REMOVE_CONFIG of set id " + std::to_string(id) +
+                        " failed: " + errno_name(r.err));
+    }
+    return {};
   }
 
   // The render ring's TIMESTAMP register (REG_READ, 8-byte read).

@@ -31,13 +31,20 @@
 
 namespace hwpc::live {
 
+// A set's registers to upload when the kernel does not have it: {address,
+// value} pairs, flattened, per list (live/set_registers.hpp reads them).
+struct set_upload {
+  std::vector<std::uint32_t> mux, boolean, flex;
+};
+
 struct i915_record_options {
   std::string device = default_render_node;
-  std::string set_name;                    // DEVICE_INFO's metric_set_name (symbol name)
-  std::string set_uuid;                    // hw_config_guid: finds the kernel's id in sysfs
-  std::optional<std::uint64_t> set_id;     // the kernel's id, when known
-  std::string format;                      // report format name; empty: the platform's default
-  std::optional<unsigned> exponent;        // OA_EXPONENT; or
+  std::string set_name;                 // DEVICE_INFO's metric_set_name (symbol name)
+  std::string set_uuid;                 // hw_config_guid: finds the kernel's id in sysfs
+  std::optional<std::uint64_t> set_id;  // the kernel's id, when known
+  std::optional<set_upload> upload;     // added when the kernel lacks the set, removed at the end
+  std::string format;                   // report format name; empty: the platform's default
+  std::optional<unsigned> exponent;     // OA_EXPONENT; or
   std::optional<std::uint64_t> period_ns;  // the nearest exponent to this period
   std::optional<std::uint32_t> ctx;
   std::uint64_t correlation_period_ns = 1'000'000'000;
@@ -125,12 +132,25 @@ result<i915_stream_counts> record_i915(syscalls& sys, const i915_record_options&
   } else if (o.period_ns) {
     so.exponent = exponent_for_period(*o.period_ns, info.oa_timestamp_hz);
   }
+  // A set this recording added is removed when it ends, however it ends.
+  struct added_config {
+    const i915_device* dev = nullptr;
+    std::optional<std::uint64_t> id;
+    ~added_config() {
+      if (id) (void)dev->remove_config(*id);
+    }
+  } added{&*dev, {}};
   if (o.set_id) {
     so.metrics_set = *o.set_id;
-  } else {
-    auto id = dev->metrics_set_id(o.set_uuid);
-    if (!id) return id.error_value();
+  } else if (auto id = dev->metrics_set_id(o.set_uuid); id) {
     so.metrics_set = *id;
+  } else if (o.upload) {
+    auto up = dev->add_config(o.set_uuid, o.upload->mux, o.upload->boolean, o.upload->flex);
+    if (!up) return up.error_value();
+    added.id = *up;
+    so.metrics_set = *up;
+  } else {
+    return id.error_value();
   }
   auto stream = i915_stream::open(*dev, so);
   if (!stream) return stream.error_value();

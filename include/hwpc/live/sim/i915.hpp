@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,7 @@ struct i915_gpu {
   bool stream_open = false;
   std::map<std::string, std::uint64_t> sets;  // handed out through sysfs
   std::uint64_t next_set = 2;                 // ids start at 2 (1 is the kernel's test config)
+  std::set<std::uint64_t> added;              // by ADD_CONFIG (REMOVE_CONFIG takes only these)
   // The GPU clock: `clock_base` ticks at `clock_origin`. A stream's open
   // moves it to the emulated run's start, so reports and REG_READ agree.
   std::chrono::steady_clock::time_point clock_origin = std::chrono::steady_clock::now();
@@ -175,6 +177,12 @@ class i915_node final : public node {
     }
     if (req == i915::ioctl_perf_open)
       return perf_open(k, *static_cast<i915::perf_open_param*>(arg));
+    if (req == i915::ioctl_perf_add_config) {
+      return add_config(*static_cast<const i915::perf_oa_config*>(arg));
+    }
+    if (req == i915::ioctl_perf_remove_config) {
+      return remove_config(*static_cast<const std::uint64_t*>(arg));
+    }
     return {-1, EINVAL};  // DRM answers unknown driver ioctls with EINVAL
   }
 
@@ -224,6 +232,42 @@ class i915_node final : public node {
       }
     }
     return {};
+  }
+
+  // ADD_CONFIG's checks (FACTS-live section 1.8), but for the register
+  // whitelist, which the simulated kernel does not know.
+  sys_result add_config(const i915::perf_oa_config& c) {
+    const auto& cfg = gpu_->cfg;
+    if (cfg.paranoid && !cfg.perfmon) return {-1, EACCES};
+    if (c.n_mux_regs + c.n_boolean_regs + c.n_flex_regs == 0) return {-1, EINVAL};
+    const std::string uuid(c.uuid, sizeof c.uuid);
+    for (std::size_t i = 0; i < uuid.size(); ++i) {
+      const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+      const char ch = uuid[i];
+      const bool hex =
+          (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+      if (dash ? ch != '-' : !hex) return {-1, EINVAL};
+    }
+    if (c.n_flex_regs != 0 && intel::is_gen7_family(intel::generation_of(cfg.platform))) {
+      return {-1, EINVAL};
+    }
+    if (gpu_->sets.count(uuid) != 0) return {-1, EADDRINUSE};
+    const std::uint64_t id = gpu_->next_set++;
+    gpu_->sets[uuid] = id;
+    gpu_->added.insert(id);
+    return {static_cast<long>(id), 0};
+  }
+  sys_result remove_config(std::uint64_t id) {
+    const auto& cfg = gpu_->cfg;
+    if (cfg.paranoid && !cfg.perfmon) return {-1, EACCES};
+    for (auto it = gpu_->sets.begin(); it != gpu_->sets.end(); ++it) {
+      if (it->second == id && gpu_->added.count(id) != 0) {
+        gpu_->sets.erase(it);
+        gpu_->added.erase(id);
+        return {};
+      }
+    }
+    return {-1, ENOENT};
   }
 
   sys_result perf_open(kernel& k, const i915::perf_open_param& p) {
@@ -327,6 +371,7 @@ inline void add_i915(kernel& k, const std::string& node, const i915_config& cfg,
   auto gpu = std::make_shared<detail::i915_gpu>();
   gpu->cfg = cfg;
   gpu->sets = cfg.metric_sets;
+  for (const auto& [uuid, id] : cfg.metric_sets) gpu->next_set = std::max(gpu->next_set, id + 1);
   k.add_path(node, [gpu](int, std::shared_ptr<sim::node>& out) {
     out = std::make_shared<detail::i915_node>(gpu);
     return sys_result{};
