@@ -17,6 +17,11 @@
 //
 // Paths the simulated kernel does not serve, and fds it did not hand out, go
 // to the real libc functions (dlsym RTLD_NEXT).
+// The shim defines both open and open64 (openat/openat64, mmap/mmap64): without
+// glibc's large-file renaming (Meson builds with _FILE_OFFSET_BITS=64), so each
+// name is its own symbol.
+#undef _FILE_OFFSET_BITS
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
