@@ -93,7 +93,7 @@ TEST_F(LiveShim, SigtermEndsWithACompleteFile) {
       run_command("LD_PRELOAD=" + std::string(HWPC_SHIM_PATH) +
                   " HWPC_SHIM_DEVICE=intel:tgl HWPC_SHIM_REPORTS=4000 " +
                   std::string(HWPC_TOOL_PATH) + " record intel --set-id 2 --exponent 14 --out " +
-                  rec + " 2>&1 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid");
+                  rec + " 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("reports, 0 OA_REPORT_LOST"), std::string::npos) << r.out;
   auto d = hwpc::testing::run_tool("decode " + rec, true);
@@ -102,13 +102,14 @@ TEST_F(LiveShim, SigtermEndsWithACompleteFile) {
 
 TEST_F(LiveShim, MaliRecordingIsTheEmulatorsFile) {
   const std::string cap = path("live.hwpcmali");
-  auto r = shimmed("mali:g78", "", "record mali --period 2ms --duration 200ms --out " + cap);
+  // 5 ms samples into a 32-slot ring: the tool may be held up for 160 ms without a loss.
+  auto r = shimmed("mali:g78", "", "record mali --period 5ms --duration 400ms --out " + cap);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("40 samples (0 after a ring overflow)"), std::string::npos) << r.out;
   const std::string emu = path("emu.hwpcmali");
   auto e = hwpc::testing::run_tool(
       "mali emulate --gpu G78 --reader kinstr --l2-slices 2 --core-mask 0xf --samples 40 "
-      "--seed 1 --period-ns 2000000 --out " +
+      "--seed 1 --period-ns 5000000 --out " +
       emu);
   ASSERT_EQ(e.status, 0) << e.out;
   EXPECT_TRUE(slurp(cap) == slurp(emu)) << "the recording differs from hwpc mali emulate's file";

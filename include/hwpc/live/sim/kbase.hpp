@@ -38,7 +38,7 @@ struct kbase_config {
   std::uint64_t core_mask = 0xf;
   std::size_t samples = 16;  // samples the emulated GPU produces per session
   std::uint64_t seed = 1;
-  std::size_t ring_slots = 8;
+  std::size_t ring_slots = 32;
   unsigned major = 0, minor = 0;  // interface version; 0.0: 11.40 (JM) or 1.21 (CSF)
   bool node_refused = false;      // open() fails with EACCES (mode or SELinux)
   // Every n-th sample finds the ring full (as a consumer that falls behind
