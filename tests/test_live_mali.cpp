@@ -172,3 +172,43 @@ TEST(LiveMali, TwoSessionsAreBusy) {
 }
 
 }  // namespace
+
+namespace {
+
+// The seam with every call passed to the simulated kernel, and munmap counted.
+class counting_kernel final : public hwpc::live::syscalls {
+ public:
+  explicit counting_kernel(sim::kernel& k) : k_(k) {}
+  int munmaps = 0;
+  live::sys_result open(const char* p, int f) override { return k_.open(p, f); }
+  live::sys_result close(int fd) override { return k_.close(fd); }
+  live::sys_result ioctl(int fd, unsigned long r, void* a) override { return k_.ioctl(fd, r, a); }
+  live::sys_result read(int fd, void* b, std::size_t n) override { return k_.read(fd, b, n); }
+  live::sys_result poll(int fd, short e, int t, short& r) override { return k_.poll(fd, e, t, r); }
+  live::sys_result mmap(std::size_t l, int p, int f, int fd, long o) override {
+    return k_.mmap(l, p, f, fd, o);
+  }
+  live::sys_result munmap(void* a, std::size_t l) override {
+    ++munmaps;
+    return k_.munmap(a, l);
+  }
+
+ private:
+  sim::kernel& k_;
+};
+
+TEST(LiveMali, AMovedSessionUnmapsItsRingOnce) {
+  sim::kernel k;
+  sim::kbase_config cfg;
+  cfg.gpu = gpu("Mali-G78");
+  sim::add_kbase(k, live::kbase::default_node, cfg);
+  counting_kernel c(k);
+  {
+    auto a = live::kbase_session::open(c, live::kbase::default_node, 1'000'000);
+    ASSERT_TRUE(a) << a.error_value().describe();
+    live::kbase_session b(std::move(*a));
+  }
+  EXPECT_EQ(c.munmaps, 1);
+}
+
+}  // namespace

@@ -50,15 +50,16 @@ class i915_stream {
  public:
   static result<i915_stream> open(const i915_device& dev, const i915_stream_options& o) {
     const auto& info = dev.info();
+    if (!info.platform) {
+      return live_error("device id " + std::to_string(info.chipset_id) +
+                        " is not a platform hwpc knows: its report formats are unknown");
+    }
     const intel::report_format* format =
-        info.platform
-            ? intel::find_format_by_uapi(*info.platform, static_cast<int>(o.oa_format))
-            : intel::find_format_by_uapi(intel::platform::tgl, static_cast<int>(o.oa_format));
+        intel::find_format_by_uapi(*info.platform, static_cast<int>(o.oa_format));
     if (format == nullptr) {
-      return live_error(
-          "OA_FORMAT " + std::to_string(o.oa_format) + " is not a format of " +
-          (info.platform ? std::string(intel::name_of(*info.platform)) : "this device") +
-          " (see `hwpc formats`): the kernel would refuse it (EINVAL)");
+      return live_error("OA_FORMAT " + std::to_string(o.oa_format) + " is not a format of " +
+                        std::string(intel::name_of(*info.platform)) +
+                        " (see `hwpc formats`): the kernel would refuse it (EINVAL)");
     }
     if (o.exponent && *o.exponent > i915::max_exponent) {
       return live_error("OA_EXPONENT " + std::to_string(*o.exponent) +

@@ -12,10 +12,12 @@
 // error that says so: the legacy vinstr reader is not driven live yet.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -102,7 +104,25 @@ class kbase_session {
 
   const kbase_counts& counts() const noexcept { return counts_; }
 
-  kbase_session(kbase_session&&) noexcept = default;
+  kbase_session(kbase_session&& o) noexcept
+      : sys_(o.sys_),
+        dev_(std::move(o.dev_)),
+        reader_(std::move(o.reader_)),
+        path_(std::move(o.path_)),
+        csf_(o.csf_),
+        major_(o.major_),
+        minor_(o.minor_),
+        gpu_id_(o.gpu_id_),
+        l2_slices_(o.l2_slices_),
+        core_mask_(o.core_mask_),
+        gpu_(o.gpu_),
+        meta_item_size_(o.meta_item_size_),
+        map_size_(o.map_size_),
+        map_(std::exchange(o.map_, nullptr)),  // unmapped once, by the new owner
+        cookie_(o.cookie_),
+        counts_(o.counts_) {
+    std::copy(std::begin(o.values_per_block_), std::end(o.values_per_block_), values_per_block_);
+  }
   kbase_session& operator=(kbase_session&&) = delete;
   ~kbase_session() {
     if (map_ != nullptr) sys_->munmap(map_, map_size_);

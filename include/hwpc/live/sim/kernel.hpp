@@ -143,8 +143,9 @@ class kernel final : public syscalls {
     if (!n) return {-1, EBADF};
     return n->read(buf, len);
   }
-  // Waits as a kernel would: up to the timeout (capped at one second per
-  // call, so a test's mistake cannot hang it) until the node is ready.
+  // Waits as a kernel would: up to the timeout until the node is ready. A
+  // wait is capped at one second (a negative, endless timeout too), so a
+  // caller's mistake cannot hang a test; the caller then sees a timeout.
   sys_result poll(int fd, short events, int timeout_ms, short& revents) override {
     auto n = find(fd);
     if (!n) {
@@ -152,11 +153,12 @@ class kernel final : public syscalls {
       return {1, 0};
     }
     using clock = std::chrono::steady_clock;
-    const auto until = clock::now() + std::chrono::milliseconds(std::min(timeout_ms, 1000));
+    const int wait_ms = timeout_ms < 0 ? 1000 : std::min(timeout_ms, 1000);
+    const auto until = clock::now() + std::chrono::milliseconds(wait_ms);
     for (;;) {
       revents = static_cast<short>(n->ready() & (events | POLLERR | POLLHUP));
       if (revents != 0) return {1, 0};
-      if (timeout_ms <= 0 || clock::now() >= until) return {0, 0};
+      if (wait_ms == 0 || clock::now() >= until) return {0, 0};
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
