@@ -268,6 +268,11 @@ TEST(LiveI915, RefusalsSayWhatToChange) {
   one_set.metric_sets = {{"99999999-2222-4333-8444-555555555555", 3}};
   m = refusal(one_set, o);
   EXPECT_NE(m.find("the kernel has no metric set " + std::string(uuid)), std::string::npos) << m;
+  // A GEM context this process does not have.
+  live::i915_record_options ctx = o;
+  ctx.ctx = 5;
+  m = refusal(cfg, ctx);
+  EXPECT_NE(m.find("no GEM context 5 (CTX_HANDLE; ENOENT)"), std::string::npos) << m;
   // A config id the kernel does not know.
   live::i915_record_options bad_id = o;
   bad_id.set_id = 42;
