@@ -13,6 +13,15 @@
 
 #include "tool_runner.hpp"
 
+// An ASan-built tool refuses a preloaded library ahead of its runtime.
+#if defined(__SANITIZE_ADDRESS__)
+#define HWPC_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HWPC_TEST_UNDER_ASAN 1
+#endif
+#endif
+
 #ifndef HWPC_SHIM_PATH
 #define HWPC_SHIM_PATH ""
 #endif
@@ -35,7 +44,7 @@ class LiveShim : public hwpc::testing::tool_test {
   void SetUp() override {
     tool_test::SetUp();
     if (IsSkipped()) return;
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef HWPC_TEST_UNDER_ASAN
     GTEST_SKIP() << "a preloaded library cannot come before the ASan runtime";
 #endif
     if (!std::filesystem::exists(HWPC_SHIM_PATH)) GTEST_SKIP() << "shim not built";
