@@ -3,7 +3,8 @@
 set -euo pipefail
 # python3: the benchmark scripts read Google Benchmark's JSON with it.
 # protobuf-compiler: tests decode written Perfetto traces with protoc against its schema.
-pkgs=(g++ cmake ninja-build meson pkg-config libgtest-dev libbenchmark-dev libpugixml-dev zlib1g-dev clang-format python3 protobuf-compiler)
+# libdrm-dev: tests/test_live_uapi.cpp checks the i915 uapi numbers and layouts against <libdrm/i915_drm.h>.
+pkgs=(g++ cmake ninja-build meson pkg-config libgtest-dev libbenchmark-dev libpugixml-dev zlib1g-dev libdrm-dev clang-format python3 protobuf-compiler)
 # chromium: the HTML report is rendered headless in the tests (tests/test_report_browser.cpp).
 pkgs+=(chromium)
 # clang and its compiler-rt (libFuzzer, sanitizers): scripts/fuzz.sh.

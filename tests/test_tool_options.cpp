@@ -100,6 +100,26 @@ const option_case cases[] = {
     {"mali", "--list-gpus {mali}", 1, "--list-gpus takes no FILE"},
     {"mali", "--list-gpus --gpu G72", 1, "--list-gpus takes no FILE"},
     {"mali", "{malibin} --l2-slices 1 --core-mask 0xf", 1, "--gpu is required"},
+    // record intel: no GPU here, so the device is one that does not exist (test_live_shim.cpp
+    // runs the tool against the simulated kernel)
+    {"record intel",
+     "--device /nonexistent/renderD128 --set-id 2 --set RenderBasic --format A45_B8_C8 "
+     "--exponent 12 --duration 1s --ctx 1 --out {dir}/r.rec",
+     2, "no such device: /nonexistent/renderD128"},
+    {"record intel",
+     "--device /nonexistent/renderD128 --metrics {xml} --set RenderBasic --period 1ms "
+     "--out {dir}/r.rec",
+     2, "no such device"},
+    {"record intel", "--set-id 2 --exponent 40 --out {dir}/r.rec", 1, "--exponent: 0..31"},
+    {"record intel", "--set-id 2 --period 1ms --exponent 3 --out {dir}/r.rec", 1, "give one"},
+    {"record intel", "--metrics {xml} --set-id 2 --out {dir}/r.rec", 1, "give one"},
+    {"record intel", "--out {dir}/r.rec", 1, "name the metric set"},
+    {"record intel", "--set-id 2 --duration soon --out {dir}/r.rec", 1, "--duration: expected"},
+    {"record intel", "--set-id 2", 1, "--out FILE is required"},
+    // record mali
+    {"record mali", "--device /nonexistent/mali0 --period 1ms --duration 1s --out {dir}/m.hwpcmali",
+     2, "no such device: /nonexistent/mali0"},
+    {"record mali", "--period fast --out {dir}/m.hwpcmali", 1, "--period: expected a time"},
     // mali emulate
     {"mali emulate",
      "--gpu G78 --reader kinstr --l2-slices 2 --core-mask 0x3 --samples 3 --seed 2 "
@@ -249,8 +269,9 @@ TEST_F(ToolOptions, HelpSaysWhatIsRequired) {
 
 // Every option `--help` lists has a row that gives it, so a new option comes with its case.
 TEST_F(ToolOptions, EveryOptionHasARow) {
-  for (const char* command : {"formats", "decode", "eval", "emulate", "mali", "mali emulate",
-                              "adreno", "adreno emulate", "report"}) {
+  for (const char* command :
+       {"formats", "decode", "eval", "emulate", "mali", "mali emulate", "adreno", "adreno emulate",
+        "report", "record intel", "record mali"}) {
     const auto options = options_of(command);
     EXPECT_FALSE(options.empty()) << command;
     for (const std::string& option : options) {

@@ -26,6 +26,7 @@ int cmd_adreno_emulate(const std::vector<std::string>& args);
 int cmd_mali(const std::vector<std::string>& args);
 int cmd_mali_emulate(const std::vector<std::string>& args);
 int cmd_report(const std::vector<std::string>& args);
+int cmd_record(const std::vector<std::string>& args);
 // A decimal or 0x-hexadecimal number (hwpc mali options).
 std::optional<std::uint64_t> parse_mali_number(std::string_view s);
 

@@ -21,6 +21,8 @@ constexpr hwpc::cli::command_entry commands[] = {
      hwpc::cli::cmd_mali},
     {"report", "write a self-contained HTML report of a capture (facts, charts, totals)",
      hwpc::cli::cmd_report},
+    {"record", "record counters live from the kernel (i915 perf, Arm kbase)",
+     hwpc::cli::cmd_record},
 };
 
 void usage(std::FILE* out) {

@@ -13,6 +13,7 @@
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
 #include "hwpc/emu/oa_unit.hpp"
+#include "hwpc/emu/recording_records.hpp"
 #include "hwpc/emu/sku.hpp"
 #include "hwpc/emu/truth.hpp"
 
@@ -35,32 +36,12 @@ inline constexpr std::uint32_t recording_version = 1;
 
 namespace detail {
 
-inline void put_u32(std::vector<std::byte>& out, std::uint32_t v) {
-  const std::size_t at = out.size();
-  out.resize(at + 4);
-  store_le32(out.data() + at, v);
-}
-inline void put_u64(std::vector<std::byte>& out, std::uint64_t v) {
-  const std::size_t at = out.size();
-  out.resize(at + 8);
-  store_le64(out.data() + at, v);
-}
-inline void put_u16(std::vector<std::byte>& out, std::uint16_t v) {
-  const std::size_t at = out.size();
-  out.resize(at + 2);
-  store_le16(out.data() + at, v);
-}
-// `struct { u32 type; u16 pad; u16 size; }`, size including the header.
-inline void put_header(std::vector<std::byte>& out, std::uint32_t type, std::size_t size) {
-  put_u32(out, type);
-  put_u16(out, 0);
-  put_u16(out, static_cast<std::uint16_t>(size));
-}
-inline void put_text(std::vector<std::byte>& out, std::string_view s, std::size_t field) {
-  for (std::size_t i = 0; i < field; ++i) {
-    out.push_back(i < s.size() && i + 1 < field ? static_cast<std::byte>(s[i]) : std::byte{0});
-  }
-}
+// The record packing shared with `hwpc record` (recording_records.hpp).
+using records::put_header;
+using records::put_text;
+using records::put_u16;
+using records::put_u32;
+using records::put_u64;
 
 // A zero-RPT_ID slot as the reader found it: the stale bytes of the report
 // that was there before (RPT_ID cleared, and TIME_STAMP on the Xe driver),
@@ -164,12 +145,7 @@ struct recording_identity {
 // xe-perf recorder; only their record numbers differ).
 namespace detail {
 
-// VERSION {u32 version; u32 pad}.
-inline void put_version(std::vector<std::byte>& out, std::uint32_t type) {
-  put_header(out, type, record_header_size + 8);
-  put_u32(out, recording_version);
-  put_u32(out, 0);
-}
+using records::put_version;
 
 // A uuid-shaped string made from the seed, the platform and `format_tag`.
 inline std::string emulated_uuid(const capture& cap, std::uint32_t format_tag) {
@@ -196,43 +172,36 @@ inline std::string emulated_uuid(const capture& cap, std::uint32_t format_tag) {
 inline result<void> put_device_info(std::vector<std::byte>& out, const capture& cap,
                                     std::uint32_t type, std::uint32_t oa_format,
                                     std::uint32_t uuid_tag, const recording_identity& id) {
+  const sku& dev = device_of(cap.cfg);
+  records::device_fields d;
+  d.timestamp_hz = cap.timestamp_hz;  // the OA unit's timestamp frequency
+  d.device_id = device_ids[static_cast<std::size_t>(cap.cfg.platform)];
+  d.revision = 0;  // the recorders never fill it
+  d.gt_min_hz = dev.min_mhz * 1'000'000u;
+  d.gt_max_hz = dev.max_mhz * 1'000'000u;
+  d.engine_class = 0;  // render
+  d.engine_instance = 0;
+  d.oa_format = oa_format;
+  d.metric_set_name =
+      id.metric_set_name.empty() ? "Emulated" + std::string(cap.format->name) : id.metric_set_name;
+  d.metric_set_uuid =
+      id.metric_set_uuid.empty() ? emulated_uuid(cap, uuid_tag) : id.metric_set_uuid;
   if (id.metric_set_name.size() >= 256 || id.metric_set_uuid.size() >= 40) {
     return make_error(errc::out_of_range, 0,
                       "metric set name (255 bytes) or uuid (39 bytes) too long for DEVICE_INFO");
   }
-  const sku& dev = device_of(cap.cfg);
-  put_header(out, type, record_header_size + device_info_size);
-  const std::size_t info_at = out.size();
-  put_u64(out, cap.timestamp_hz);  // the OA unit's timestamp frequency
-  put_u32(out, device_ids[static_cast<std::size_t>(cap.cfg.platform)]);
-  put_u32(out, 0);  // device_revision: the recorders never fill it
-  put_u32(out, dev.min_mhz * 1'000'000u);
-  put_u32(out, dev.max_mhz * 1'000'000u);
-  put_u32(out, 0);  // engine_class: render
-  put_u32(out, 0);  // engine_instance
-  put_u32(out, oa_format);
-  put_text(
-      out,
-      id.metric_set_name.empty() ? "Emulated" + std::string(cap.format->name) : id.metric_set_name,
-      256);
-  put_text(out, id.metric_set_uuid.empty() ? emulated_uuid(cap, uuid_tag) : id.metric_set_uuid, 40);
-  put_u32(out, 0);  // pad
-  if (out.size() - info_at != device_info_size) {
-    return make_error(errc::inconsistent, info_at, "device info is not 336 bytes");
-  }
-  return {};
+  return records::put_device_info(out, type, d);
 }
 
 // TIMESTAMP_CORRELATION {u64 cpu ns; u64 gpu timestamp}, `total_ticks` after
 // the capture's start.
 inline void put_correlation(std::vector<std::byte>& out, const capture& cap, std::uint32_t type,
                             std::uint64_t total_ticks) {
-  put_header(out, type, record_header_size + 16);
   const std::uint64_t hz = cap.timestamp_hz;
   const std::uint64_t ns =
       total_ticks / hz * 1'000'000'000u + total_ticks % hz * 1'000'000'000u / hz;
-  put_u64(out, recording_cpu_epoch_ns + ns);
-  put_u64(out, cap.start.timestamp + total_ticks);
+  records::put_correlation(out, type, recording_cpu_epoch_ns + ns,
+                           cap.start.timestamp + total_ticks);
 }
 
 // The two correlation points that bracket every report: one timer period
@@ -279,38 +248,8 @@ inline result<std::vector<std::byte>> recording(const capture& cap,
   }
   // DEVICE_TOPOLOGY: drm_i915_query_topology_info of the platform's SKU
   // (sku.hpp, fused-off units cleared), padded to 8 bytes.
-  {
-    const sku& t = device_of(cap.cfg);
-    const std::uint16_t ss_stride = static_cast<std::uint16_t>((t.max_subslices + 7) / 8);
-    const std::uint16_t eu_stride = static_cast<std::uint16_t>((t.max_eus + 7) / 8);
-    const std::uint16_t ss_offset = static_cast<std::uint16_t>((t.max_slices + 7) / 8);
-    const std::uint16_t eu_offset =
-        static_cast<std::uint16_t>(ss_offset + t.max_slices * ss_stride);
-    const std::size_t data = eu_offset + std::size_t{t.max_slices} * t.max_subslices * eu_stride;
-    const std::size_t body = 16 + data;
-    const std::size_t padded = (body + 7) / 8 * 8;
-    detail::put_header(out, record_type::device_topology, record_header_size + padded);
-    for (std::uint16_t v : {std::uint16_t{0}, t.max_slices, t.max_subslices, t.max_eus, ss_offset,
-                            ss_stride, eu_offset, eu_stride}) {
-      detail::put_u16(out, v);
-    }
-    std::vector<std::byte> mask(data, std::byte{0});
-    for (unsigned s = 0; s < t.max_slices; ++s) {
-      if (t.slice_present(s)) mask[s / 8] |= std::byte{1} << (s % 8);
-      for (unsigned ss = 0; ss < t.max_subslices; ++ss) {
-        if (!t.subslice_present(s, ss)) continue;
-        mask[ss_offset + s * ss_stride + ss / 8] |= std::byte{1} << (ss % 8);
-        const std::uint16_t eus = t.eu_mask(s, ss);
-        for (unsigned e = 0; e < t.max_eus; ++e) {
-          if (((eus >> e) & 1u) == 0) continue;
-          mask[eu_offset + (s * t.max_subslices + ss) * eu_stride + e / 8] |= std::byte{1}
-                                                                              << (e % 8);
-        }
-      }
-    }
-    out.insert(out.end(), mask.begin(), mask.end());
-    out.resize(out.size() + (padded - body), std::byte{0});
-  }
+  records::put_topology(out, record_type::device_topology,
+                        records::topology_info(device_of(cap.cfg)));
   // TIMESTAMP_CORRELATION records around the stream.
   const detail::correlation_points points = detail::bracketing_correlations(cap);
   detail::put_correlation(out, cap, record_type::timestamp_correlation, points.before);

@@ -1,0 +1,156 @@
+// The unmodified hwpc tool under the preload shim (src/shim/): `hwpc record`
+// runs its real open/ioctl/read/poll/mmap path against the simulated kernel,
+// writes files that `hwpc decode` and `hwpc mali` open and that equal the
+// emulator's for the same run, ends cleanly on SIGTERM, and turns each
+// fault the shim injects into a message that says what to change.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "tool_runner.hpp"
+
+// An ASan-built tool refuses a preloaded library ahead of its runtime.
+#if defined(__SANITIZE_ADDRESS__)
+#define HWPC_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HWPC_TEST_UNDER_ASAN 1
+#endif
+#endif
+
+#ifndef HWPC_SHIM_PATH
+#define HWPC_SHIM_PATH ""
+#endif
+#ifndef HWPC_SHARED_DIR
+#define HWPC_SHARED_DIR ""
+#endif
+
+namespace {
+
+using hwpc::testing::run_command;
+using hwpc::testing::run_result;
+
+std::vector<char> slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+class LiveShim : public hwpc::testing::tool_test {
+ protected:
+  void SetUp() override {
+    tool_test::SetUp();
+    if (IsSkipped()) return;
+#ifdef HWPC_TEST_UNDER_ASAN
+    GTEST_SKIP() << "a preloaded library cannot come before the ASan runtime";
+#endif
+    if (!std::filesystem::exists(HWPC_SHIM_PATH)) GTEST_SKIP() << "shim not built";
+  }
+  // `hwpc ARGS` under the shim presenting `device` with `fault`.
+  run_result shimmed(const std::string& device, const std::string& fault, const std::string& args) {
+    return run_command("LD_PRELOAD=" + std::string(HWPC_SHIM_PATH) + " HWPC_SHIM_DEVICE=" + device +
+                       " HWPC_SHIM_FAULT=" + fault + " " + "HWPC_SHIM_REPORTS=40 " +
+                       std::string(HWPC_TOOL_PATH) + " " + args + " 2>&1");
+  }
+  std::string path(const char* name) const { return (dir_ / name).string(); }
+};
+
+TEST_F(LiveShim, IntelRecordingDecodesLikeTheEmulators) {
+  const std::string rec = path("live.rec");
+  auto r = shimmed("intel:hsw", "",
+                   "record intel --set-id 2 --set RenderBasic --exponent 12 --duration 300ms "
+                   "--out " +
+                       rec);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("40 reports, 0 OA_REPORT_LOST and 0 OA_BUFFER_LOST"), std::string::npos)
+      << r.out;
+  const std::string emu = path("emu.rec");
+  auto e = hwpc::testing::run_tool(
+      "emulate --platform hsw --format A45_B8_C8 --exponent 12 "
+      "--reports 40 --seed 1 --driver i915 --output-kind recording "
+      "--out " +
+      emu);
+  ASSERT_EQ(e.status, 0) << e.out;
+  const auto live_rows = hwpc::testing::run_tool("decode " + rec, true);
+  const auto emu_rows = hwpc::testing::run_tool("decode " + emu, true);
+  ASSERT_EQ(live_rows.status, 0) << live_rows.out;
+  ASSERT_EQ(emu_rows.status, 0);
+  EXPECT_EQ(live_rows.out, emu_rows.out);
+  EXPECT_NE(live_rows.out.find("report,offset,timestamp"), std::string::npos) << live_rows.out;
+}
+
+TEST_F(LiveShim, IntelMetricSetFoundByItsGuid) {
+  const std::string xml = std::string(HWPC_SHARED_DIR) + "/data/intel-metrics/oa-hsw.xml";
+  if (!std::filesystem::exists(xml)) GTEST_SKIP() << "../shared is absent: " << xml;
+  const std::string rec = path("set.rec");
+  auto r = shimmed("intel:hsw", "",
+                   "record intel --metrics " + xml +
+                       " --set RenderBasic --period 1ms --duration 100ms --out " + rec);
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto d =
+      hwpc::testing::run_tool("decode " + rec + " --metrics " + xml + " --set RenderBasic", true);
+  EXPECT_EQ(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("GpuBusy"), std::string::npos) << d.out;
+}
+
+TEST_F(LiveShim, SigtermEndsWithACompleteFile) {
+  const std::string rec = path("term.rec");
+  auto r =
+      run_command("LD_PRELOAD=" + std::string(HWPC_SHIM_PATH) +
+                  " HWPC_SHIM_DEVICE=intel:tgl HWPC_SHIM_REPORTS=4000 " +
+                  std::string(HWPC_TOOL_PATH) + " record intel --set-id 2 --exponent 14 --out " +
+                  rec + " 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("reports, 0 OA_REPORT_LOST"), std::string::npos) << r.out;
+  auto d = hwpc::testing::run_tool("decode " + rec, true);
+  EXPECT_EQ(d.status, 0) << d.out;
+}
+
+TEST_F(LiveShim, MaliRecordingIsTheEmulatorsFile) {
+  const std::string cap = path("live.hwpcmali");
+  // 5 ms samples into a 32-slot ring: the tool may be held up for 160 ms without a loss.
+  auto r = shimmed("mali:g78", "", "record mali --period 5ms --duration 400ms --out " + cap);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("40 samples (0 after a ring overflow)"), std::string::npos) << r.out;
+  const std::string emu = path("emu.hwpcmali");
+  auto e = hwpc::testing::run_tool(
+      "mali emulate --gpu G78 --reader kinstr --l2-slices 2 --core-mask 0xf --samples 40 "
+      "--seed 1 --period-ns 5000000 --out " +
+      emu);
+  ASSERT_EQ(e.status, 0) << e.out;
+  EXPECT_TRUE(slurp(cap) == slurp(emu)) << "the recording differs from hwpc mali emulate's file";
+  auto d = hwpc::testing::run_tool("mali " + cap, true);
+  EXPECT_EQ(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("GPU_ACTIVE"), std::string::npos);
+}
+
+TEST_F(LiveShim, FaultsBecomeMessagesThatSayWhatToChange) {
+  const std::string out = " --out " + path("f.out");
+  const std::string intel = "record intel --set-id 2 --exponent 12 --duration 100ms" + out;
+  auto r = shimmed("intel:tgl", "eacces", intel);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("dev.i915.perf_stream_paranoid"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CAP_PERFMON"), std::string::npos) << r.out;
+  r = shimmed("intel:tgl", "einval-exponent", intel);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("refused OA_EXPONENT 12 (EINVAL)"), std::string::npos) << r.out;
+  r = shimmed("intel:skl", "overflow",
+              "record intel --set-id 2 --exponent 10 --duration 300ms" + out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find(" 0 OA_BUFFER_LOST"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the kernel lost reports"), std::string::npos) << r.out;
+  r = shimmed("mali:g78", "", intel);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("no such device: /dev/dri/renderD128"), std::string::npos) << r.out;
+  r = shimmed("mali:g78", "eacces", "record mali --duration 50ms" + out);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("permission refused opening /dev/mali0"), std::string::npos) << r.out;
+  r = shimmed("mali:g720", "overflow", "record mali --period 1ms --duration 100ms" + out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("(0 after a ring overflow)"), std::string::npos) << r.out;
+}
+
+}  // namespace
