@@ -47,6 +47,7 @@ setup(
     version=version,
     description="GPU performance-counter captures as NumPy/pandas columns, fleets on Dask",
     packages=["hwpc"],
+    package_data={"hwpc": ["py.typed"]},
     ext_modules=[ext],
     python_requires=">=3.9",
     install_requires=["numpy", "pandas"],

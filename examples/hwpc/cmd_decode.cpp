@@ -24,7 +24,6 @@
 #include "hwpc/emu/default_capture.hpp"
 #include "hwpc/emu/set_model.hpp"
 #include "hwpc/intel.hpp"
-#include "hwpc/intel/accumulate_parallel.hpp"
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/context.hpp"
 #include "hwpc/intel/i915_stream.hpp"
@@ -41,6 +40,7 @@
 #include "hwpc/output/json.hpp"
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
+#include "hwpc/pipeline/intel_totals.hpp"
 #include "mapped_file.hpp"
 #include "metric_columns.hpp"
 #include "metric_rows.hpp"
@@ -160,26 +160,14 @@ void report_accounting(const std::string& file, const accounting& acc) {
   std::fprintf(stderr, "hwpc decode: %s: %s\n", file.c_str(), output::describe(acc).c_str());
 }
 
-// Raw totals without a context filter: the accumulate() fast path, on
-// `threads` threads (the result does not depend on the count).
+// Raw totals without a context filter: the library's one way to total them
+// (pipeline/intel_totals.hpp, which hwpc.intel.decode(summary=True) calls too).
 accounting write_raw_summary(output::text_buffer& out, const row_schema& schema,
                              metrics::row_metrics* m, const intel::report_buffer& buf,
                              intel::generation gen, bool json, unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  intel::accumulation acc = intel::accumulate_parallel(buf, gen, threads);
-  output::totals t;
-  t.intervals = acc.intervals;
-  t.elapsed = acc.elapsed_ticks;
-  t.counters = acc.totals;
-  t.reports = acc.reports;
-  t.skipped_zero = acc.skipped_zero;
-  if (m != nullptr) {
-    t.metrics.resize(m->size());
-    m->evaluate(t.counters, t.elapsed, t.metrics);
-  }
-  const accounting a = intel::accounting_of(acc);
-  output::write_totals(out, schema, json, t, a.anything_dropped() ? &a : nullptr);
-  return a;
+  const intel::raw_totals r = intel::total_raw(buf, gen, m, threads);
+  output::write_totals(out, schema, json, r.totals, r.acc.anything_dropped() ? &r.acc : nullptr);
+  return r.acc;
 }
 
 // Feeds every row of `src` to the writer, metrics filled in on the way, a

@@ -20,6 +20,7 @@
 #include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/intel/xe_stream.hpp"
 #include "hwpc/metrics/intel_device.hpp"
+#include "hwpc/pipeline/intel_totals.hpp"
 #include "metric_columns.hpp"
 #include "metric_rows.hpp"
 #include "module.hpp"
@@ -291,7 +292,14 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
     } else if (c.kind == input_kind::raw) {
       auto buf = intel::report_buffer::make(bytes, *c.format);
       if (!buf) fail_input(name, buf.error_value());
-      acc = drive(intel::raw_capture(*buf), c, mc, per_row, *w, nc);
+      if (totals && !o.context) {
+        // The tool's way to total a raw capture (pipeline/intel_totals.hpp).
+        intel::raw_totals r = intel::total_raw(*buf, intel::generation_of(c.plat), mc);
+        acc = r.acc;
+        totals->set(std::move(r.totals), r.acc);
+      } else {
+        acc = drive(intel::raw_capture(*buf), c, mc, per_row, *w, nc);
+      }
     } else if (c.kind == input_kind::xe_stream) {
       auto st = intel::xe_stream::make(bytes, *c.xe, o.xe_losses);
       if (!st) fail_input(name, st.error_value());
