@@ -28,7 +28,7 @@
 #include "hwpc/output/json.hpp"
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
-#include "mapped_file.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
 #include "output.hpp"
 #include "report_facts.hpp"
 
@@ -319,7 +319,7 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
 // gzip input inflated into a temporary file (in TMPDIR, else /tmp), mapped,
 // and unlinked at once: the decompressed bytes are file pages, not heap, so
 // memory does not grow with them.
-result<mapped_file> inflate_to_temp(byte_span gz) {
+result<pipeline::mapped_file> inflate_to_temp(byte_span gz) {
   const char* env = std::getenv("TMPDIR");
   const std::string dir = env != nullptr && *env != 0 ? env : "/tmp";
   std::string tmp = dir + "/hwpc-adreno-XXXXXX";
@@ -343,7 +343,7 @@ result<mapped_file> inflate_to_temp(byte_span gz) {
     if (!n) return n.error_value();
     return make_error(errc::io, 0, "cannot write the decompressed data to " + tmp);
   }
-  auto m = mapped_file::open(tmp);
+  auto m = pipeline::mapped_file::open(tmp);
   ::unlink(tmp.c_str());
   return m;
 }
@@ -410,14 +410,14 @@ int cmd_adreno(const std::vector<std::string>& args) {
   if (output_kind == "perfetto" && !summary && ::isatty(STDOUT_FILENO) != 0) {
     return fail("adreno", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
   }
-  auto file = mapped_file::open(path);
+  auto file = pipeline::mapped_file::open(path);
   if (!file) return fail("adreno", file.error_value().message, exit_bad_input);
   byte_span data = file->bytes();
   if (data.empty()) {
     return fail("adreno", path + ": " + make_error(errc::empty_input, 0, "empty file").describe(),
                 exit_bad_input);
   }
-  std::optional<mapped_file> inflated;
+  std::optional<pipeline::mapped_file> inflated;
   const bool gzip = adreno::is_gzip(data);
   if (gzip) {
 #ifdef HWPC_HAVE_ZLIB

@@ -41,9 +41,9 @@
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
 #include "hwpc/pipeline/intel_totals.hpp"
-#include "mapped_file.hpp"
-#include "metric_columns.hpp"
-#include "metric_rows.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
+#include "hwpc/pipeline/metric_columns.hpp"
+#include "hwpc/pipeline/metric_rows.hpp"
 #include "progress.hpp"
 
 namespace hwpc::cli {
@@ -179,7 +179,7 @@ accounting drive(const Source& src, const capture_info& c, metrics::row_metrics*
                  bool per_row_metrics, output::row_writer& w, std::size_t total_bytes,
                  std::size_t counter_columns) {
   progress bar(total_bytes);
-  std::optional<metric_rows> held;
+  std::optional<pipeline::metric_rows> held;
   if (m != nullptr && per_row_metrics) held.emplace(*m, counter_columns, w);
   const accounting acc = intel::for_each_row(
       src, intel::generation_of(c.plat), c.rows,
@@ -322,7 +322,7 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     o.arithmetic = *v;
   }
   for (const auto& dv : a.all("device-var")) {
-    auto v = parse_device_var(dv);
+    auto v = pipeline::parse_device_var(dv);
     if (!v) {
       fail("decode", "--device-var needs NAME=VALUE with a number, not '" + dv + "'", exit_usage);
       return std::nullopt;
@@ -489,8 +489,8 @@ int cmd_decode(const std::vector<std::string>& args) {
     return exit_usage;
   }
 
-  result<mapped_file> file = mapped_file{};
-  if (default_bytes.empty()) file = mapped_file::open(opt->file);
+  result<pipeline::mapped_file> file = pipeline::mapped_file{};
+  if (default_bytes.empty()) file = pipeline::mapped_file::open(opt->file);
   // Half of --platform/--format is a usage error whatever the file holds;
   // with neither, an unreadable input is reported as such.
   if (!file && !have_pf && !opt->kind && (opt->plat || opt->format_name)) {
@@ -585,8 +585,8 @@ int cmd_decode(const std::vector<std::string>& args) {
     if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
     metrics::device_values values = metrics::to_device_values(dev);
     for (const auto& [name, v] : opt->device_overrides) values[name] = v;
-    auto m =
-        load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values, opt->arithmetic);
+    auto m = pipeline::load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values,
+                                           opt->arithmetic);
     if (!m) {
       // A name that the capture or the command line does not supply (a set,
       // a variable, a counter) is a usage error; anything wrong in the file

@@ -31,7 +31,7 @@
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
-#include "mapped_file.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
 #include "report_facts.hpp"
 
 namespace hwpc::cli {
@@ -195,7 +195,7 @@ int cmd_mali(const std::vector<std::string>& args) {
   if (perfetto && ::isatty(STDOUT_FILENO) != 0) {
     return fail("mali", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
   }
-  auto file = mapped_file::open(path);
+  auto file = pipeline::mapped_file::open(path);
   if (!file) return fail("mali", file.error_value().describe(), exit_bad_input);
   mo.per_instance = perfetto || parsed->has("per-instance");
   auto opened = mali::open(file->bytes(), mo, sp);

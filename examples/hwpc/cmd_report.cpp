@@ -24,7 +24,7 @@
 #include "hwpc/adreno/rd.hpp"
 #include "hwpc/intel/recording.hpp"
 #include "hwpc/mali/capture_file.hpp"
-#include "mapped_file.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
 
 namespace hwpc::cli {
 
@@ -96,7 +96,7 @@ bool is_in(std::string_view name, std::span<const std::string_view> list) {
 // or (gzip, .rd sections) an Adreno capture. An unreadable file says nothing:
 // the command it goes to reports it.
 vendor vendor_of_file(const std::string& path) {
-  auto f = mapped_file::open(path);
+  auto f = pipeline::mapped_file::open(path);
   if (!f) return vendor::unknown;
   const byte_span b = f->bytes();
   if (mali::is_capture_file(b)) return vendor::mali;
