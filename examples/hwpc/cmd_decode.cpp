@@ -40,6 +40,7 @@
 #include "hwpc/output/json.hpp"
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
+#include "hwpc/pipeline/identify.hpp"
 #include "hwpc/pipeline/intel_totals.hpp"
 #include "hwpc/pipeline/mapped_file.hpp"
 #include "hwpc/pipeline/metric_columns.hpp"
@@ -56,7 +57,10 @@ const command_spec decode_spec{
     "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE] "
     "[--output csv|json|perfetto|chrome-json|html] [--summary] [--context ID] [--threads N] "
     "[--metrics FILE.xml [--set SYMBOL] [--device-var NAME=VALUE]...]",
-    "Decodes an OA capture. Each row is one interval: `report` is the 0-based index of the\n"
+    "Decodes an OA capture; a Mali capture file or an Adreno capture (.rd, gzip, hex text)\n"
+    "is recognised from its bytes and read as hwpc mali FILE / hwpc adreno FILE --output csv\n"
+    "(with --output and --summary). Each row is one interval: `report` is the 0-based index of "
+    "the\n"
     "later report among all the input's reports (the same in a raw file, a stream and a\n"
     "recording, and in `hwpc emulate --truth`), `offset` the byte offset of its record in\n"
     "FILE, `timestamp` its TIME_STAMP extended to 64 bits, then one column per counter\n"
@@ -446,6 +450,29 @@ int cmd_decode(const std::vector<std::string>& args) {
   if (!parsed) return status;
   auto opt = read_options(*parsed, status);
   if (!opt) return status;
+
+  // A capture of another vendor, found by the library's identify()
+  // (pipeline/identify.hpp): its own command reads it, with the options
+  // every vendor shares (--output, --summary).
+  if (!opt->file.empty() && !opt->plat && !opt->format_name && !opt->kind) {
+    if (auto f = pipeline::mapped_file::open(opt->file)) {
+      const identity id = identify(f->bytes());
+      if (id.vendor == vendor::mali || id.vendor == vendor::adreno) {
+        if (opt->metrics_file || opt->context || opt->threads != 0 ||
+            !opt->device_overrides.empty() || opt->unverified || !opt->xe_losses.empty() ||
+            parsed->has("arithmetic")) {
+          return fail("decode",
+                      opt->file + " is " + std::string(to_string(id.vendor)) + " (" + id.why +
+                          "): --metrics, --set, --device-var, --arithmetic, --context, "
+                          "--threads, --unverified-layouts and --xe-loss are Intel OA options",
+                      exit_usage);
+        }
+        std::vector<std::string> a{opt->file, "--output", opt->output};
+        if (opt->summary) a.emplace_back("--summary");
+        return id.vendor == vendor::mali ? cmd_mali(a) : cmd_adreno(a);
+      }
+    }
+  }
 
   // No FILE: the embedded default capture, made by the emulator on the spot,
   // with the device the emulator models.

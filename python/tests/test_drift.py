@@ -141,3 +141,23 @@ def test_intel_summaries_are_the_tools(lossy_hsw):
     for name, text in zip(table[0], table[1]):
         v = t.first(name)
         assert (v is None and text == "") or float(v) == float(text), name
+
+
+def test_decode_reads_any_vendor_as_the_tool_does(tmp_path, mali_vinstr):
+    # hwpc decode FILE and hwpc.decode(path) find the vendor with identify().
+    rd = tmp_path / "a630.rd"
+    run_tool("adreno", "emulate", "--gpu", "a630", "--rounds", 3, "--seed", 2, "--out", rd)
+    for path, own in ((mali_vinstr, ["mali", mali_vinstr]),
+                      (str(rd), ["adreno", "--output", "csv", str(rd)])):
+        assert run_tool("decode", path).stdout == run_tool(*own).stdout
+        rows = hwpc.decode(path)
+        header, table = tool_csv("decode", path)
+        assert list(rows.columns) == header and len(rows) == len(table) > 0
+    assert hwpc.identify(mali_vinstr)["vendor"] == "mali"
+    assert hwpc.identify(mali_vinstr)["device"] == "Mali-G72"
+    ident = hwpc.identify(str(rd))
+    assert ident["vendor"] == "adreno" and ident["input_kind"] == "rd" and "630" in ident["device"]
+    with pytest.raises(ValueError, match="cannot tell"):
+        hwpc.decode(b"\x01\x02\x03\x00" * 64)
+    r = run_tool("decode", mali_vinstr, "--context", "1", check=False)
+    assert r.returncode == 1 and "Intel OA options" in r.stderr
