@@ -20,17 +20,12 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "hwpc/adreno/gzip.hpp"
-#include "hwpc/adreno/rd.hpp"
-#include "hwpc/intel/recording.hpp"
-#include "hwpc/mali/capture_file.hpp"
+#include "hwpc/pipeline/identify.hpp"
 #include "hwpc/pipeline/mapped_file.hpp"
 
 namespace hwpc::cli {
 
 namespace {
-
-enum class vendor { intel, mali, adreno, unknown };
 
 // The options each vendor's command takes (forwarded as given).
 constexpr std::string_view intel_options[] = {
@@ -92,17 +87,13 @@ bool is_in(std::string_view name, std::span<const std::string_view> list) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-// What the file's first bytes say: a Mali capture file, an Intel recording,
-// or (gzip, .rd sections) an Adreno capture. An unreadable file says nothing:
-// the command it goes to reports it.
+// What the file's first bytes say, in the library's words (pipeline/
+// identify.hpp: the same answer as `hwpc decode FILE` and hwpc.decode). An
+// unreadable file says nothing: the command it goes to reports it.
 vendor vendor_of_file(const std::string& path) {
   auto f = pipeline::mapped_file::open(path);
   if (!f) return vendor::unknown;
-  const byte_span b = f->bytes();
-  if (mali::is_capture_file(b)) return vendor::mali;
-  if (intel::recording::looks_like_recording(b)) return vendor::intel;
-  if (adreno::is_gzip(b) || adreno::rd::looks_like_rd(b)) return vendor::adreno;
-  return vendor::unknown;
+  return identify(f->bytes()).vendor;
 }
 
 // Runs `run(args)` with its standard output in `path` (through `path`.partial).

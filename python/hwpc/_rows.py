@@ -38,17 +38,21 @@ def _masked(values, mask):
     return np.ma.MaskedArray(values, mask=mask, copy=False, keep_mask=False)
 
 
-def _pandas_array(a):
-    """A masked column as pandas' nullable array (missing cells are pd.NA)."""
+def _pandas_array(a, mask_row):
+    """A masked column as pandas' nullable array (missing cells are pd.NA).
+
+    `mask_row`: a zeroed bool array of the column's length, its own (pandas
+    writes missing cells into a mask in place), which gets the column's mask.
+    """
     import pandas as pd
 
     values = np.ma.getdata(a)
     mask = np.ma.getmask(a)
-    # A mask of its own per column: pandas writes missing cells into it in place.
-    mask = np.zeros(len(values), dtype=bool) if mask is np.ma.nomask else mask.copy()
+    if mask is not np.ma.nomask:
+        mask_row[:] = mask
     if values.dtype.kind == "f":
-        return pd.arrays.FloatingArray(values, mask, copy=False)
-    return pd.arrays.IntegerArray(values, mask, copy=False)
+        return pd.arrays.FloatingArray(values, mask_row, copy=False)
+    return pd.arrays.IntegerArray(values, mask_row, copy=False)
 
 
 class Rows:
@@ -158,12 +162,17 @@ class Rows:
         import pandas as pd
 
         data = {}
+        masked = [name for name, a in self.columns.items() if isinstance(a, np.ma.MaskedArray)]
+        # One zeroed block for every column's mask: the pages of a column with
+        # no missing cell are never touched, so its mask costs nothing.
+        masks = np.zeros((len(masked), len(self)), dtype=bool)
+        rows_of = {name: i for i, name in enumerate(masked)}
         for name, a in self.columns.items():
             if name == "reason" and self._reason_codes is not None:
                 data[name] = pd.Categorical.from_codes(self._reason_codes,
                                                        categories=_unique(self._reasons))
-            elif isinstance(a, np.ma.MaskedArray):
-                data[name] = _pandas_array(a)
+            elif name in rows_of:
+                data[name] = _pandas_array(a, masks[rows_of[name]])
             else:
                 data[name] = a
         df = pd.DataFrame(data, copy=False)

@@ -6,7 +6,9 @@
 // Only what the bytes prove is claimed: a Mali capture file (magic
 // HWPCMALI), an i915 or Xe perf recording (their first record), an Adreno
 // .rd capture (its sections), gzip (the Adreno reader's compressed .rd), and
-// hex dword text (the Adreno reader's text form). Raw OA reports, i915 and
+// hex dword text (the Adreno reader's text form). .rd sections are the
+// weakest sign (an i915 stream can look like them): a door whose options name
+// an Intel platform and format reads Intel without asking. Raw OA reports, i915 and
 // Xe streams and bare Mali samples carry no header: they are `unknown`, and
 // `why` says which command and options read them.
 #pragma once
