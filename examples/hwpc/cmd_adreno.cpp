@@ -28,6 +28,7 @@
 #include "hwpc/output/json.hpp"
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/summary.hpp"
+#include "hwpc/pipeline/adreno_open.hpp"
 #include "hwpc/pipeline/mapped_file.hpp"
 #include "output.hpp"
 #include "report_facts.hpp"
@@ -214,36 +215,23 @@ class printer : public adreno::rd::capture_sink {
 int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
                const std::string& output_kind, bool summary, bool gzip, const adreno::device* gpu) {
   // Rows come from the generation's recogniser: the A5XX one for A5XX input,
-  // the A6XX/A7XX one for a capture whose own ids name an A6XX or A7XX (the
-  // library reads the ids). No GPU at all gets no meaning.
-  if (gpu == nullptr) {
-    return fail("adreno",
-                path +
-                    ": the input names no GPU, and query rows need one: give --gpu "
-                    "(e.g. --gpu a530)",
-                exit_usage);
-  }
-  const bool decodable = gpu->gen == adreno::generation::a5xx ||
-                         (kind_text == "rd" && adreno::rd::capture_device(data) == gpu);
-  if (!decodable) {
-    std::fprintf(stderr,
-                 "hwpc adreno: %s: note: %s: query rows are decoded on A5XX and on A6XX/A7XX "
-                 ".rd captures that name their GPU; none are written\n",
-                 path.c_str(), adreno::describe(*gpu).c_str());
-  }
+  // the A6XX/A7XX one for a capture whose own ids name an A6XX or A7XX. The
+  // library decides (pipeline/adreno_open.hpp), as for hwpc.adreno.queries.
   const adreno::input_kind kind = kind_text == "rd"    ? adreno::input_kind::rd
                                   : kind_text == "hex" ? adreno::input_kind::hex
                                                        : adreno::input_kind::bin;
-  auto cols = decodable
-                  ? adreno::sampled_counters(kind, data)
-                  : result<std::vector<adreno::counter_key>>(std::vector<adreno::counter_key>{});
-  if (!cols) return fail("adreno", path + ": " + cols.error_value().describe(), exit_bad_input);
-  const row_schema schema = [&] {
-    row_schema r = adreno::schema_of(*cols);
-    if (gpu->gen == adreno::generation::a6xx) r.source = "adreno a6xx queries";
-    if (gpu->gen == adreno::generation::a7xx) r.source = "adreno a7xx queries";
-    return r;
-  }();
+  auto plan = adreno::plan_queries(kind, data, gpu, pipeline::spelling{pipeline::door::tool});
+  if (!plan) {
+    const error& e = plan.error_value();
+    if (is_usage(e)) return fail("adreno", path + ": " + e.message, exit_usage);
+    return fail("adreno", path + ": " + e.describe(), exit_bad_input);
+  }
+  const bool decodable = plan->decodable;
+  if (!decodable) {
+    std::fprintf(stderr, "hwpc adreno: %s: note: %s\n", path.c_str(), plan->note.c_str());
+  }
+  const std::vector<adreno::counter_key>* cols = &plan->counters;
+  const row_schema& schema = plan->schema;
   output::text_buffer out(stdout);
   adreno::result_totals totals(schema);
   std::optional<output::summary_writer> sum;
@@ -440,15 +428,12 @@ int cmd_adreno(const std::vector<std::string>& args) {
                 exit_bad_input);
 #endif
   }
-  std::string kind = format;
-  if (kind == "auto") {
-    kind = adreno::rd::looks_like_rd(data) ? "rd" : adreno::looks_like_text(data) ? "hex" : "bin";
-  }
-
-  // The GPU whose names apply: --gpu, else the capture's ids (hex and binary
-  // input carry none).
-  const adreno::device* gpu = forced;
-  if (gpu == nullptr && kind == "rd") gpu = adreno::rd::capture_device(data);
+  // The input kind and the GPU whose names apply (--gpu, else the capture's
+  // ids; hex and binary input carry none), as the library gives them to every door.
+  const auto kind_of = adreno::input_kind_of(data, format, pipeline::spelling{});
+  if (!kind_of) return fail("adreno", kind_of.error_value().message, exit_usage);
+  const std::string kind(adreno::input_kind_name(*kind_of));
+  const adreno::device* gpu = adreno::device_of(*kind_of, data, forced);
   const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
 
   if (rows) return write_rows(path, kind, data, output_kind, summary, gzip, gpu);

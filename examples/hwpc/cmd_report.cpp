@@ -54,8 +54,9 @@ const command_spec report_spec{
     "(.rd, gzip-compressed .rd, hex dword text, raw PM4) those of `hwpc adreno --output`.\n"
     "The vendor is --vendor, else what CAPTURE starts with (an hwpc Mali capture file, an\n"
     "Intel recording), else Adreno when --format is auto, rd, hex or bin, else Mali when a\n"
-    "Mali option is given, else Adreno when CAPTURE is gzip or reads as .rd sections and no\n"
-    "Intel-only option is given, else Intel with --platform and --format (without them, an error\n"
+    "Mali option is given, else Adreno when CAPTURE is gzip, reads as .rd sections or is hex\n"
+    "dword text (as hwpc decode tells) and no Intel-only option is given, else Intel with "
+    "--platform and --format (without them, an error\n"
     "that lists the choices).\n"
     "-o - writes the page to standard output. Exit statuses are those of decode, mali and\n"
     "adreno: 1 for usage errors, 2 for bad input (no file is left then).",
@@ -173,8 +174,8 @@ int cmd_report(const std::vector<std::string>& args) {
     return fail("report",
                 capture +
                     ": not a file that names its vendor (Intel recording, hwpc Mali capture "
-                    "file, freedreno .rd): give --vendor adreno for PM4 dwords or hex dword "
-                    "text, --gpu NAME for raw Mali samples, or --platform P --format F for raw "
+                    "file, freedreno .rd, hex dword text): give --vendor adreno for PM4 "
+                    "dwords, --gpu NAME for raw Mali samples, or --platform P --format F for raw "
                     "Intel reports and streams",
                 exit_usage);
   }

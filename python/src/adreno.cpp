@@ -15,6 +15,7 @@
 #include "columns.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/core/hex.hpp"
+#include "hwpc/pipeline/adreno_open.hpp"
 #include "module.hpp"
 #include "source.hpp"
 
@@ -49,19 +50,11 @@ void open_input(const input_source& in, const std::string& format, adreno_input&
                                      "zlib; gunzip it first"));
 #endif
   }
-  a.kind = format;
-  if (a.kind == "auto") {
-    a.kind = adreno::rd::looks_like_rd(a.data) ? "rd"
-             : adreno::looks_like_text(a.data) ? "hex"
-                                               : "bin";
-  }
-}
-
-// The GPU whose names and recogniser apply: gpu=, else the capture's ids
-// (hex and raw dwords carry none), as `hwpc adreno` chooses it.
-const adreno::device* device_of(const adreno_input& a, const adreno::device* forced) {
-  if (forced != nullptr) return forced;
-  return a.kind == "rd" ? adreno::rd::capture_device(a.data) : nullptr;
+  auto kind = adreno::input_kind_of(a.data, format, pipeline::spelling{pipeline::door::python});
+  if (!kind) throw usage_failure(kind.error_value().message);
+  a.kind = *kind == adreno::input_kind::rd    ? "rd"
+           : *kind == adreno::input_kind::hex ? "hex"
+                                              : "bin";
 }
 
 const adreno::device* forced_device(const options& o) {
@@ -98,34 +91,25 @@ pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
   std::optional<totals_sink> totals;
   std::vector<std::string> issues;
   std::optional<std::uint32_t> gpu_id;
+  bool decodable = false;
   {
     pyb::gil_scoped_release unlocked;
     open_input(in, format, a);
     const adreno::input_kind kind = a.kind == "rd"    ? adreno::input_kind::rd
                                     : a.kind == "hex" ? adreno::input_kind::hex
                                                       : adreno::input_kind::bin;
-    // The tool's checks (cmd_adreno.cpp, write_rows): no GPU, no meaning;
-    // rows are decoded on A5XX and on A6XX/A7XX .rd captures that name their GPU.
-    const adreno::device* gpu = device_of(a, forced);
-    if (gpu == nullptr) {
-      throw usage_failure(path +
-                          ": the input names no GPU, and query rows need one: give gpu= "
-                          "(e.g. gpu='a530')");
+    // The tool's checks, from the library (pipeline/adreno_open.hpp): no GPU,
+    // no meaning; the schema named by generation.
+    auto plan =
+        adreno::plan_queries(kind, a.data, forced, pipeline::spelling{pipeline::door::python});
+    if (!plan) {
+      if (is_usage(plan.error_value()))
+        throw usage_failure(path + ": " + plan.error_value().message);
+      fail_input(path, plan.error_value());
     }
-    const bool decodable = gpu->gen == adreno::generation::a5xx ||
-                           (a.kind == "rd" && adreno::rd::capture_device(a.data) == gpu);
-    if (!decodable) {
-      issues.push_back(path + ": note: " + adreno::describe(*gpu) +
-                       ": query rows are decoded on A5XX and on A6XX/A7XX .rd captures that "
-                       "name their GPU; none are written");
-    }
-    auto cols = decodable
-                    ? adreno::sampled_counters(kind, a.data)
-                    : result<std::vector<adreno::counter_key>>(std::vector<adreno::counter_key>{});
-    if (!cols) fail_input(path, cols.error_value());
-    schema = adreno::schema_of(*cols);
-    if (gpu->gen == adreno::generation::a6xx) schema->source = "adreno a6xx queries";
-    if (gpu->gen == adreno::generation::a7xx) schema->source = "adreno a7xx queries";
+    decodable = plan->decodable;
+    if (!decodable) issues.push_back(path + ": note: " + plan->note);
+    schema = plan->schema;
     adreno::result_totals result_totals(*schema);
     output::row_writer* w = nullptr;
     if (summary) {
@@ -220,7 +204,8 @@ pyb::dict packets(const pyb::object& source, const pyb::dict& opts) {
   {
     pyb::gil_scoped_release unlocked;
     open_input(in, format, a);
-    gpu = device_of(a, forced);
+    gpu = adreno::device_of(a.kind == "rd" ? adreno::input_kind::rd : adreno::input_kind::bin,
+                            a.data, forced);
     const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
     t.emplace(gen);
     if (a.kind == "rd") {
