@@ -22,12 +22,7 @@
 #include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/adreno/tracks.hpp"
-#include "hwpc/output/chrome_json.hpp"
-#include "hwpc/output/csv.hpp"
-#include "hwpc/output/html/report_writer.hpp"
-#include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
-#include "hwpc/output/summary.hpp"
+#include "hwpc/output/make_writer.hpp"
 #include "hwpc/pipeline/adreno_open.hpp"
 #include "hwpc/pipeline/mapped_file.hpp"
 #include "output.hpp"
@@ -213,7 +208,7 @@ class printer : public adreno::rd::capture_sink {
 
 // --output / --summary: the query results as rows through the shared writers.
 int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
-               const std::string& output_kind, bool summary, bool gzip, const adreno::device* gpu) {
+               const output::output_choice& choice, bool gzip, const adreno::device* gpu) {
   // Rows come from the generation's recogniser: the A5XX one for A5XX input,
   // the A6XX/A7XX one for a capture whose own ids name an A6XX or A7XX. The
   // library decides (pipeline/adreno_open.hpp), as for hwpc.adreno.queries.
@@ -234,35 +229,18 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
   const row_schema& schema = plan->schema;
   output::text_buffer out(stdout);
   adreno::result_totals totals(schema);
-  std::optional<output::summary_writer> sum;
-  std::optional<output::csv_writer> csv;
-  std::optional<output::json_writer> js;
-  std::optional<output::chrome_json_writer> chrome;
-  std::optional<output::perfetto::trace_writer> trace;
-  std::optional<output::html::report_writer> report;
-  output::row_writer* w = nullptr;
-  const std::string title =
-      "hwpc adreno " + std::string(adreno::input_kind_name(kind)) + ": " + path;
-  if (summary) {
-    w = &sum.emplace(out, schema, output_kind == "json",
-                     [&](std::span<const std::uint64_t>, std::uint64_t, std::vector<cell>& c) {
-                       c = totals.cells();
-                     });
-  } else if (output_kind == "json") {
-    w = &js.emplace(out, schema);
-  } else if (output_kind == "html") {
-    w = &report.emplace(out, schema,
-                        adreno_report_facts(path, kind_text, gzip, schema.metrics.size()),
-                        [&](std::span<const std::uint64_t>, std::uint64_t, std::vector<cell>& c) {
-                          c = totals.cells();
-                        });
-  } else if (output_kind == "perfetto") {
-    w = &trace.emplace(out, schema, title, adreno::track_layout_of(*cols));
-  } else if (output_kind == "chrome-json") {
-    w = &chrome.emplace(out, schema, title);
-  } else {
-    w = &csv.emplace(out, schema);
+  output::writer_parts parts;
+  parts.totals_metrics = [&](std::span<const std::uint64_t>, std::uint64_t, std::vector<cell>& c) {
+    c = totals.cells();
+  };
+  parts.title = "hwpc adreno " + std::string(adreno::input_kind_name(kind)) + ": " + path;
+  if (choice.kind == output::writer_kind::html) {
+    parts.report = adreno_report_facts(path, kind_text, gzip, schema.metrics.size());
   }
+  if (choice.kind == output::writer_kind::perfetto) parts.tracks = adreno::track_layout_of(*cols);
+  const auto made = output::make_writer(choice, out, schema, std::move(parts));
+  output::row_writer* w = made.writer.get();
+  output::html::report_writer* report = made.report;
   std::size_t shown = 0, notes = 0;
   auto done = !decodable ? result<adreno::rows_done>(adreno::rows_done{})
                          : adreno::for_each_row(
@@ -363,22 +341,12 @@ int cmd_adreno(const std::vector<std::string>& args) {
                 exit_usage);
   }
   const bool rows = !packets && (summary || !output_kind.empty());
-  if (!output_kind.empty() && output_kind != "csv" && output_kind != "json" &&
-      output_kind != "perfetto" && output_kind != "chrome-json" && output_kind != "html") {
-    return fail(
-        "adreno",
-        "--output must be csv, json, perfetto, chrome-json or html, not '" + output_kind + "'",
-        exit_usage);
-  }
-  if (output_kind == "html" && summary) {
-    return fail("adreno", "--summary and --output html: the report holds the totals already",
-                exit_usage);
-  }
-  if (summary && (output_kind == "perfetto" || output_kind == "chrome-json")) {
-    return fail("adreno",
-                "--summary writes one row of totals as csv or json, not " + output_kind +
-                    ": drop --summary for a trace of every result, or use --output csv|json",
-                exit_usage);
+  std::optional<output::output_choice> choice;
+  if (rows) {
+    auto c = output::check_output(output_kind.empty() ? "csv" : output_kind, summary, "result",
+                                  ::isatty(STDOUT_FILENO) != 0);
+    if (!c) return fail("adreno", c.error_value().message, exit_usage);
+    choice = *c;
   }
   if (rows && parsed->has("queries")) {
     return fail("adreno", "--queries is the listing's; --output and --summary write rows",
@@ -394,9 +362,6 @@ int cmd_adreno(const std::vector<std::string>& args) {
                       "id like 640; or a chip id like 0x43050a01)",
                   exit_usage);
     }
-  }
-  if (output_kind == "perfetto" && !summary && ::isatty(STDOUT_FILENO) != 0) {
-    return fail("adreno", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
   }
   auto file = pipeline::mapped_file::open(path);
   if (!file) return fail("adreno", file.error_value().message, exit_bad_input);
@@ -436,7 +401,7 @@ int cmd_adreno(const std::vector<std::string>& args) {
   const adreno::device* gpu = adreno::device_of(*kind_of, data, forced);
   const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
 
-  if (rows) return write_rows(path, kind, data, output_kind, summary, gzip, gpu);
+  if (rows) return write_rows(path, kind, data, *choice, gzip, gpu);
 
   out_buffer out(stdout);
   const bool listing = !parsed->has("queries");

@@ -34,11 +34,8 @@
 #include "hwpc/intel/xe_stream.hpp"
 #include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
-#include "hwpc/output/chrome_json.hpp"
-#include "hwpc/output/csv.hpp"
 #include "hwpc/output/html/report_writer.hpp"
-#include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
+#include "hwpc/output/make_writer.hpp"
 #include "hwpc/output/summary.hpp"
 #include "hwpc/pipeline/identify.hpp"
 #include "hwpc/pipeline/intel_totals.hpp"
@@ -136,6 +133,7 @@ struct decode_options {
   std::optional<input_kind> kind;
   std::string output = "csv";
   bool summary = false;
+  output::output_choice choice;  // --output and --summary, checked
   std::optional<std::uint32_t> context;
   unsigned threads = 0;  // --threads; 0: every core
   std::string file;      // empty: the embedded default capture
@@ -259,24 +257,14 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     }
   }
   if (auto out = a.get("output")) o.output = *out;
-  if (o.output != "csv" && o.output != "json" && o.output != "chrome-json" &&
-      o.output != "perfetto" && o.output != "html") {
-    fail("decode", "unknown --output '" + o.output + "' (csv, json, chrome-json, perfetto or html)",
-         exit_usage);
-    return std::nullopt;
-  }
   o.summary = a.has("summary");
-  if (o.summary && o.output == "html") {
-    fail("decode", "--summary and --output html: the report holds the totals already", exit_usage);
+  // The one check of the output options every command shares (output/make_writer.hpp).
+  auto choice = output::check_output(o.output, o.summary, "interval", ::isatty(STDOUT_FILENO) != 0);
+  if (!choice) {
+    fail("decode", choice.error_value().message, exit_usage);
     return std::nullopt;
   }
-  if (o.summary && (o.output == "perfetto" || o.output == "chrome-json")) {
-    fail("decode",
-         "--summary writes one row of totals as csv or json, not " + o.output +
-             ": drop --summary for a trace of every interval, or use --output csv|json",
-         exit_usage);
-    return std::nullopt;
-  }
+  o.choice = *choice;
   if (auto ctx = a.get("context")) {
     o.context = parse_u32(*ctx);
     if (!o.context) {
@@ -638,9 +626,6 @@ int cmd_decode(const std::vector<std::string>& args) {
   }
   metrics::row_metrics* mc = columns ? &*columns : nullptr;
 
-  if (opt->output == "perfetto" && !opt->summary && ::isatty(STDOUT_FILENO) != 0) {
-    return fail("decode", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
-  }
   // CPU times go only into the trace outputs; a recording whose points
   // cannot give one of its reports a CPU time is refused before any output.
   if ((opt->output == "perfetto" || opt->output == "chrome-json") && !opt->summary &&
@@ -652,42 +637,29 @@ int cmd_decode(const std::vector<std::string>& args) {
   }
   output::text_buffer out(stdout);
   const bool json = opt->output == "json";
-  std::optional<output::summary_writer> summary;
-  std::optional<output::csv_writer> csv;
-  std::optional<output::json_writer> js;
-  std::optional<output::chrome_json_writer> chrome;
-  std::optional<output::perfetto::trace_writer> trace;
-  std::optional<output::html::report_writer> report;
+  output::made_writer made;
   auto choose_writer = [&]() -> output::row_writer& {
-    output::totals_metric_fn totals_metrics;
+    output::writer_parts parts;
     if (mc != nullptr) {
-      totals_metrics = [mc](std::span<const std::uint64_t> t, std::uint64_t elapsed,
-                            std::vector<cell>& cells) {
+      parts.totals_metrics = [mc](std::span<const std::uint64_t> t, std::uint64_t elapsed,
+                                  std::vector<cell>& cells) {
         cells.resize(mc->size());
         mc->evaluate(t, elapsed, cells);
       };
     }
-    if (opt->summary) return summary.emplace(out, schema, json, std::move(totals_metrics));
-    if (opt->output == "html") {
-      return report.emplace(out, schema, report_facts(*opt, c, rec ? &*rec : nullptr, device),
-                            std::move(totals_metrics));
+    if (opt->choice.kind == output::writer_kind::html && !opt->summary) {
+      parts.report = report_facts(*opt, c, rec ? &*rec : nullptr, device);
     }
-    if (json) return js.emplace(out, schema);
-    if (opt->output == "perfetto" || opt->output == "chrome-json") {
-      std::function<std::int64_t(std::uint64_t)> to_ns;
-      // CPU CLOCK_MONOTONIC time when a recording correlates it, else GPU time.
-      if (c.time != nullptr && !c.time->empty()) {
-        const intel::time_correlation* t = c.time;
-        to_ns = [t](std::uint64_t ticks) { return t->to_cpu(ticks).ns; };
-      }
-      const std::string title = "hwpc " + std::string(intel::name_of(c.plat)) + " " +
-                                std::string(c.format->name) + ": " + opt->file;
-      if (opt->output == "perfetto") {
-        return trace.emplace(out, schema, title, opt->metric_set, std::move(to_ns));
-      }
-      return chrome.emplace(out, schema, title, std::move(to_ns));
+    // Traces: CPU CLOCK_MONOTONIC time when a recording correlates it, else GPU time.
+    if (c.time != nullptr && !c.time->empty()) {
+      const intel::time_correlation* t = c.time;
+      parts.to_ns = [t](std::uint64_t ticks) { return t->to_cpu(ticks).ns; };
     }
-    return csv.emplace(out, schema);
+    parts.title = "hwpc " + std::string(intel::name_of(c.plat)) + " " +
+                  std::string(c.format->name) + ": " + opt->file;
+    parts.metric_group = opt->metric_set;
+    made = output::make_writer(opt->choice, out, schema, std::move(parts));
+    return *made.writer;
   };
 
   const bool per_row = !opt->summary;

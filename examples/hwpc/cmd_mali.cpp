@@ -24,12 +24,7 @@
 #include "hwpc/mali/plausibility.hpp"
 #include "hwpc/mali/rows.hpp"
 #include "hwpc/mali/tracks.hpp"
-#include "hwpc/output/chrome_json.hpp"
-#include "hwpc/output/csv.hpp"
-#include "hwpc/output/html/report_writer.hpp"
-#include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
-#include "hwpc/output/summary.hpp"
+#include "hwpc/output/make_writer.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
 #include "hwpc/pipeline/mapped_file.hpp"
 #include "report_facts.hpp"
@@ -176,25 +171,11 @@ int cmd_mali(const std::vector<std::string>& args) {
   if (auto ok = mali::check(mo, sp); !ok) return library_fail("", ok.error_value());
 
   const std::string& path = parsed->positional[0];
-  const std::string output_kind = parsed->get("output").value_or("csv");
-  if (output_kind != "csv" && output_kind != "json" && output_kind != "chrome-json" &&
-      output_kind != "perfetto" && output_kind != "html") {
-    return fail("mali", "--output: expected csv, json, perfetto, chrome-json or html", exit_usage);
-  }
-  if (output_kind == "html" && parsed->has("summary")) {
-    return fail("mali", "--summary and --output html: the report holds the totals already",
-                exit_usage);
-  }
-  if (parsed->has("summary") && (output_kind == "perfetto" || output_kind == "chrome-json")) {
-    return fail("mali",
-                "--summary writes one row of totals as csv or json, not " + output_kind +
-                    ": drop --summary for a trace of every sample, or use --output csv|json",
-                exit_usage);
-  }
-  const bool perfetto = output_kind == "perfetto" && !parsed->has("summary");
-  if (perfetto && ::isatty(STDOUT_FILENO) != 0) {
-    return fail("mali", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
-  }
+  const auto choice =
+      output::check_output(parsed->get("output").value_or("csv"), parsed->has("summary"), "sample",
+                           ::isatty(STDOUT_FILENO) != 0);
+  if (!choice) return library_fail("", choice.error_value());
+  const bool perfetto = choice->kind == output::writer_kind::perfetto && !choice->summary;
   auto file = pipeline::mapped_file::open(path);
   if (!file) return fail("mali", file.error_value().describe(), exit_bad_input);
   mo.per_instance = perfetto || parsed->has("per-instance");
@@ -209,40 +190,23 @@ int cmd_mali(const std::vector<std::string>& args) {
   mali::row_builder builder(*gpu, metrics ? &*metrics : nullptr, ropt);
   const row_schema& schema = builder.schema();
   output::text_buffer out(stdout);
-  const bool json = output_kind == "json";
-  std::optional<output::summary_writer> summary;
-  std::optional<output::csv_writer> csv;
-  std::optional<output::json_writer> js;
-  std::optional<output::chrome_json_writer> chrome;
-  std::optional<output::perfetto::trace_writer> trace;
-  std::optional<output::html::report_writer> report;
   std::optional<error> metric_error;
-  output::row_writer* w = nullptr;
-  output::summary_writer::metric_fn totals_metrics;
+  output::writer_parts parts;
   if (metrics) {
-    totals_metrics = [&](std::span<const std::uint64_t> t, std::uint64_t,
-                         std::vector<cell>& cells) {
+    parts.totals_metrics = [&](std::span<const std::uint64_t> t, std::uint64_t,
+                               std::vector<cell>& cells) {
       if (auto ok = builder.metrics_of(t, cells); !ok) metric_error = ok.error_value();
     };
   }
-  if (parsed->has("summary")) {
-    w = &summary.emplace(out, schema, json, std::move(totals_metrics));
-  } else if (output_kind == "html") {
+  parts.title = "hwpc mali " + schema.source + ": " + path;
+  if (choice->kind == output::writer_kind::html) {
     std::optional<std::uint64_t> gpu_id;
     if (header && header->gpu_id != 0) gpu_id = header->gpu_id;
-    w = &report.emplace(out, schema,
-                        mali_report_facts(path, *gpu, gpu_id, c.reader, c.layout, c.derived),
-                        std::move(totals_metrics));
-  } else if (json) {
-    w = &js.emplace(out, schema);
-  } else if (perfetto) {
-    w = &trace.emplace(out, schema, "hwpc mali " + schema.source + ": " + path,
-                       mali::track_layout_of(*gpu, schema, ropt));
-  } else if (output_kind == "chrome-json") {
-    w = &chrome.emplace(out, schema, "hwpc mali " + schema.source + ": " + path);
-  } else {
-    w = &csv.emplace(out, schema);
+    parts.report = mali_report_facts(path, *gpu, gpu_id, c.reader, c.layout, c.derived);
   }
+  if (perfetto) parts.tracks = mali::track_layout_of(*gpu, schema, ropt);
+  const auto made = output::make_writer(*choice, out, schema, std::move(parts));
+  output::row_writer* w = made.writer.get();
 
   // Physics checks on every row; findings go to stderr after the rows.
   mali::plausibility_options popt;
