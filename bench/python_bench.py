@@ -3,7 +3,7 @@
 
 1. hwpc.intel.decode of a TGL recording with RenderBasic into NumPy columns,
    beside its baseline: the same C++ decode (readers, metric_rows' block
-   evaluation) feeding a writer that keeps nothing (`_discard`): the library
+   evaluation) feeding a writer that keeps nothing (`hwpc.intel._measure`): the library
    doing the same rows and metrics without text. Interleaved, medians.
 2. hwpc.dask on eight captures: a LocalCluster of two worker processes
    beside one (threads_per_worker=1 both), hwpc.dask.summaries and
@@ -52,9 +52,8 @@ def cpu_timed(fn):
 def bench_decode(hwpc, path, metrics, reps):
     base, store, cols, pandas = [], [], [], []
     for _ in range(reps):
-        base.append(cpu_timed(lambda: hwpc.intel.decode(path, metrics=metrics, _discard=True)))
-        store.append(cpu_timed(lambda: hwpc.intel.decode(path, metrics=metrics,
-                                                         _store_only=True)))
+        base.append(cpu_timed(lambda: hwpc.intel._measure(path, "discard", metrics=metrics)))
+        store.append(cpu_timed(lambda: hwpc.intel._measure(path, "store", metrics=metrics)))
         holder = []
         cols.append(cpu_timed(lambda: holder.append(hwpc.intel.decode(path, metrics=metrics))))
         pandas.append(cpu_timed(lambda: holder[0].to_pandas()))

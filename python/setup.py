@@ -1,15 +1,19 @@
 """Builds the hwpc package: the extension hwpc._hwpc over the headers in
-../include (and the tool's helpers in ../examples/hwpc), plus the
-pure-Python files in hwpc/. Run from a checkout of the repository:
+../include, plus the pure-Python files in hwpc/. Run from a checkout of the
+repository:
 
     /usr/bin/python3 -m pip install --no-build-isolation ./python
 
-pugixml (the metric XML loader) and zlib (gzip-compressed Adreno captures)
-are used when their headers are installed, as in the CMake build.
+The library's optional parts are found as the CMake build finds them and
+exports them (hwpc::xml and hwpc::gzip, whose pkg-config modules require
+"pugixml" and "zlib"): through pkg-config, with its flags, so no include
+path is written here. A part whose module pkg-config does not know is left
+out, as CMake leaves it out when find_package fails.
 """
 
-import os
 import re
+import shlex
+import subprocess
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -24,21 +28,33 @@ version = re.search(r"project\(hwpc VERSION ([0-9.]+)",
                     (top / "CMakeLists.txt").read_text()).group(1)
 
 macros = [("HWPC_VERSION", '"%s"' % version)]
-libraries = []
-if os.path.exists("/usr/include/pugixml.hpp"):
-    macros.append(("HWPC_HAVE_PUGIXML", "1"))
-    libraries.append("pugixml")
-if os.path.exists("/usr/include/zlib.h"):
-    macros.append(("HWPC_HAVE_ZLIB", "1"))
-    libraries.append("z")
+compile_flags, link_flags = [], []
+
+
+def _part(module, macro):
+    """The optional part `macro` when pkg-config knows `module`: its flags."""
+    try:
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", module], check=True,
+                               capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        print("setup.py: %s not found by pkg-config: %s left out" % (module, macro))
+        return
+    macros.append((macro, "1"))
+    for f in shlex.split(flags):
+        (link_flags if f.startswith(("-l", "-L")) else compile_flags).append(f)
+
+
+# The same parts, under the same macros, as CMakeLists.txt's hwpc_add_part().
+_part("pugixml", "HWPC_HAVE_PUGIXML")
+_part("zlib", "HWPC_HAVE_ZLIB")
 
 ext = Extension(
     "hwpc._hwpc",
     sources=sorted(str(p.relative_to(here)) for p in (here / "src").glob("*.cpp")),
-    include_dirs=[pybind11.get_include(), str(top / "include"), str(top / "examples" / "hwpc")],
+    include_dirs=[pybind11.get_include(), str(top / "include")],
     define_macros=macros,
-    libraries=libraries,
-    extra_compile_args=["-std=c++20", "-O2", "-fvisibility=hidden"],
+    extra_compile_args=["-std=c++20", "-O2", "-fvisibility=hidden"] + compile_flags,
+    extra_link_args=link_flags,
     language="c++",
 )
 
@@ -47,6 +63,7 @@ setup(
     version=version,
     description="GPU performance-counter captures as NumPy/pandas columns, fleets on Dask",
     packages=["hwpc"],
+    package_data={"hwpc": ["py.typed"]},
     ext_modules=[ext],
     python_requires=">=3.9",
     install_requires=["numpy", "pandas"],

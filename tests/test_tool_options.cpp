@@ -157,7 +157,8 @@ const option_case cases[] = {
     {"report", "{mali} -o {dir}/m.html --counters-only --core-index dense", 1,
      "give --reader kinstr"},
     {"report", "{hex} -o {dir}/a.html --format hex --gpu a530", 0, ""},
-    {"report", "{hex} -o {dir}/a.html", 1, "--vendor adreno"},
+    // Hex dword text is Adreno's (identify(), as for hwpc decode): it names no GPU.
+    {"report", "{hex} -o {dir}/a.html", 1, "query rows need one: give --gpu"},
     {"report", "{rd} -o {dir}/a.html --platform hsw", 1, "--platform and --format are required"},
 };
 

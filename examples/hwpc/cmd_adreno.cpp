@@ -22,13 +22,9 @@
 #include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/adreno/tracks.hpp"
-#include "hwpc/output/chrome_json.hpp"
-#include "hwpc/output/csv.hpp"
-#include "hwpc/output/html/report_writer.hpp"
-#include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
-#include "hwpc/output/summary.hpp"
-#include "mapped_file.hpp"
+#include "hwpc/output/make_writer.hpp"
+#include "hwpc/pipeline/adreno_open.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
 #include "output.hpp"
 #include "report_facts.hpp"
 
@@ -212,69 +208,39 @@ class printer : public adreno::rd::capture_sink {
 
 // --output / --summary: the query results as rows through the shared writers.
 int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
-               const std::string& output_kind, bool summary, bool gzip, const adreno::device* gpu) {
+               const output::output_choice& choice, bool gzip, const adreno::device* gpu) {
   // Rows come from the generation's recogniser: the A5XX one for A5XX input,
-  // the A6XX/A7XX one for a capture whose own ids name an A6XX or A7XX (the
-  // library reads the ids). No GPU at all gets no meaning.
-  if (gpu == nullptr) {
-    return fail("adreno",
-                path +
-                    ": the input names no GPU, and query rows need one: give --gpu "
-                    "(e.g. --gpu a530)",
-                exit_usage);
-  }
-  const bool decodable = gpu->gen == adreno::generation::a5xx ||
-                         (kind_text == "rd" && adreno::rd::capture_device(data) == gpu);
-  if (!decodable) {
-    std::fprintf(stderr,
-                 "hwpc adreno: %s: note: %s: query rows are decoded on A5XX and on A6XX/A7XX "
-                 ".rd captures that name their GPU; none are written\n",
-                 path.c_str(), adreno::describe(*gpu).c_str());
-  }
+  // the A6XX/A7XX one for a capture whose own ids name an A6XX or A7XX. The
+  // library decides (pipeline/adreno_open.hpp), as for hwpc.adreno.queries.
   const adreno::input_kind kind = kind_text == "rd"    ? adreno::input_kind::rd
                                   : kind_text == "hex" ? adreno::input_kind::hex
                                                        : adreno::input_kind::bin;
-  auto cols = decodable
-                  ? adreno::sampled_counters(kind, data)
-                  : result<std::vector<adreno::counter_key>>(std::vector<adreno::counter_key>{});
-  if (!cols) return fail("adreno", path + ": " + cols.error_value().describe(), exit_bad_input);
-  const row_schema schema = [&] {
-    row_schema r = adreno::schema_of(*cols);
-    if (gpu->gen == adreno::generation::a6xx) r.source = "adreno a6xx queries";
-    if (gpu->gen == adreno::generation::a7xx) r.source = "adreno a7xx queries";
-    return r;
-  }();
+  auto plan = adreno::plan_queries(kind, data, gpu, pipeline::spelling{pipeline::door::tool});
+  if (!plan) {
+    const error& e = plan.error_value();
+    if (is_usage(e)) return fail("adreno", path + ": " + e.message, exit_usage);
+    return fail("adreno", path + ": " + e.describe(), exit_bad_input);
+  }
+  const bool decodable = plan->decodable;
+  if (!decodable) {
+    std::fprintf(stderr, "hwpc adreno: %s: note: %s\n", path.c_str(), plan->note.c_str());
+  }
+  const std::vector<adreno::counter_key>* cols = &plan->counters;
+  const row_schema& schema = plan->schema;
   output::text_buffer out(stdout);
   adreno::result_totals totals(schema);
-  std::optional<output::summary_writer> sum;
-  std::optional<output::csv_writer> csv;
-  std::optional<output::json_writer> js;
-  std::optional<output::chrome_json_writer> chrome;
-  std::optional<output::perfetto::trace_writer> trace;
-  std::optional<output::html::report_writer> report;
-  output::row_writer* w = nullptr;
-  const std::string title =
-      "hwpc adreno " + std::string(adreno::input_kind_name(kind)) + ": " + path;
-  if (summary) {
-    w = &sum.emplace(out, schema, output_kind == "json",
-                     [&](std::span<const std::uint64_t>, std::uint64_t, std::vector<cell>& c) {
-                       c = totals.cells();
-                     });
-  } else if (output_kind == "json") {
-    w = &js.emplace(out, schema);
-  } else if (output_kind == "html") {
-    w = &report.emplace(out, schema,
-                        adreno_report_facts(path, kind_text, gzip, schema.metrics.size()),
-                        [&](std::span<const std::uint64_t>, std::uint64_t, std::vector<cell>& c) {
-                          c = totals.cells();
-                        });
-  } else if (output_kind == "perfetto") {
-    w = &trace.emplace(out, schema, title, adreno::track_layout_of(*cols));
-  } else if (output_kind == "chrome-json") {
-    w = &chrome.emplace(out, schema, title);
-  } else {
-    w = &csv.emplace(out, schema);
+  output::writer_parts parts;
+  parts.totals_metrics = [&](std::span<const std::uint64_t>, std::uint64_t, std::vector<cell>& c) {
+    c = totals.cells();
+  };
+  parts.title = "hwpc adreno " + std::string(adreno::input_kind_name(kind)) + ": " + path;
+  if (choice.kind == output::writer_kind::html) {
+    parts.report = adreno_report_facts(path, kind_text, gzip, schema.metrics.size());
   }
+  if (choice.kind == output::writer_kind::perfetto) parts.tracks = adreno::track_layout_of(*cols);
+  const auto made = output::make_writer(choice, out, schema, std::move(parts));
+  output::row_writer* w = made.writer.get();
+  output::html::report_writer* report = made.report;
   std::size_t shown = 0, notes = 0;
   auto done = !decodable ? result<adreno::rows_done>(adreno::rows_done{})
                          : adreno::for_each_row(
@@ -319,7 +285,7 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
 // gzip input inflated into a temporary file (in TMPDIR, else /tmp), mapped,
 // and unlinked at once: the decompressed bytes are file pages, not heap, so
 // memory does not grow with them.
-result<mapped_file> inflate_to_temp(byte_span gz) {
+result<pipeline::mapped_file> inflate_to_temp(byte_span gz) {
   const char* env = std::getenv("TMPDIR");
   const std::string dir = env != nullptr && *env != 0 ? env : "/tmp";
   std::string tmp = dir + "/hwpc-adreno-XXXXXX";
@@ -343,7 +309,7 @@ result<mapped_file> inflate_to_temp(byte_span gz) {
     if (!n) return n.error_value();
     return make_error(errc::io, 0, "cannot write the decompressed data to " + tmp);
   }
-  auto m = mapped_file::open(tmp);
+  auto m = pipeline::mapped_file::open(tmp);
   ::unlink(tmp.c_str());
   return m;
 }
@@ -375,22 +341,12 @@ int cmd_adreno(const std::vector<std::string>& args) {
                 exit_usage);
   }
   const bool rows = !packets && (summary || !output_kind.empty());
-  if (!output_kind.empty() && output_kind != "csv" && output_kind != "json" &&
-      output_kind != "perfetto" && output_kind != "chrome-json" && output_kind != "html") {
-    return fail(
-        "adreno",
-        "--output must be csv, json, perfetto, chrome-json or html, not '" + output_kind + "'",
-        exit_usage);
-  }
-  if (output_kind == "html" && summary) {
-    return fail("adreno", "--summary and --output html: the report holds the totals already",
-                exit_usage);
-  }
-  if (summary && (output_kind == "perfetto" || output_kind == "chrome-json")) {
-    return fail("adreno",
-                "--summary writes one row of totals as csv or json, not " + output_kind +
-                    ": drop --summary for a trace of every result, or use --output csv|json",
-                exit_usage);
+  std::optional<output::output_choice> choice;
+  if (rows) {
+    auto c = output::check_output(output_kind.empty() ? "csv" : output_kind, summary, "result",
+                                  ::isatty(STDOUT_FILENO) != 0);
+    if (!c) return fail("adreno", c.error_value().message, exit_usage);
+    choice = *c;
   }
   if (rows && parsed->has("queries")) {
     return fail("adreno", "--queries is the listing's; --output and --summary write rows",
@@ -407,17 +363,14 @@ int cmd_adreno(const std::vector<std::string>& args) {
                   exit_usage);
     }
   }
-  if (output_kind == "perfetto" && !summary && ::isatty(STDOUT_FILENO) != 0) {
-    return fail("adreno", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
-  }
-  auto file = mapped_file::open(path);
+  auto file = pipeline::mapped_file::open(path);
   if (!file) return fail("adreno", file.error_value().message, exit_bad_input);
   byte_span data = file->bytes();
   if (data.empty()) {
     return fail("adreno", path + ": " + make_error(errc::empty_input, 0, "empty file").describe(),
                 exit_bad_input);
   }
-  std::optional<mapped_file> inflated;
+  std::optional<pipeline::mapped_file> inflated;
   const bool gzip = adreno::is_gzip(data);
   if (gzip) {
 #ifdef HWPC_HAVE_ZLIB
@@ -440,18 +393,15 @@ int cmd_adreno(const std::vector<std::string>& args) {
                 exit_bad_input);
 #endif
   }
-  std::string kind = format;
-  if (kind == "auto") {
-    kind = adreno::rd::looks_like_rd(data) ? "rd" : adreno::looks_like_text(data) ? "hex" : "bin";
-  }
-
-  // The GPU whose names apply: --gpu, else the capture's ids (hex and binary
-  // input carry none).
-  const adreno::device* gpu = forced;
-  if (gpu == nullptr && kind == "rd") gpu = adreno::rd::capture_device(data);
+  // The input kind and the GPU whose names apply (--gpu, else the capture's
+  // ids; hex and binary input carry none), as the library gives them to every door.
+  const auto kind_of = adreno::input_kind_of(data, format, pipeline::spelling{});
+  if (!kind_of) return fail("adreno", kind_of.error_value().message, exit_usage);
+  const std::string kind(adreno::input_kind_name(*kind_of));
+  const adreno::device* gpu = adreno::device_of(*kind_of, data, forced);
   const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
 
-  if (rows) return write_rows(path, kind, data, output_kind, summary, gzip, gpu);
+  if (rows) return write_rows(path, kind, data, *choice, gzip, gpu);
 
   out_buffer out(stdout);
   const bool listing = !parsed->has("queries");

@@ -24,7 +24,6 @@
 #include "hwpc/emu/default_capture.hpp"
 #include "hwpc/emu/set_model.hpp"
 #include "hwpc/intel.hpp"
-#include "hwpc/intel/accumulate_parallel.hpp"
 #include "hwpc/intel/capture.hpp"
 #include "hwpc/intel/context.hpp"
 #include "hwpc/intel/i915_stream.hpp"
@@ -35,15 +34,14 @@
 #include "hwpc/intel/xe_stream.hpp"
 #include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
-#include "hwpc/output/chrome_json.hpp"
-#include "hwpc/output/csv.hpp"
 #include "hwpc/output/html/report_writer.hpp"
-#include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
+#include "hwpc/output/make_writer.hpp"
 #include "hwpc/output/summary.hpp"
-#include "mapped_file.hpp"
-#include "metric_columns.hpp"
-#include "metric_rows.hpp"
+#include "hwpc/pipeline/identify.hpp"
+#include "hwpc/pipeline/intel_totals.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
+#include "hwpc/pipeline/metric_columns.hpp"
+#include "hwpc/pipeline/metric_rows.hpp"
 #include "progress.hpp"
 
 namespace hwpc::cli {
@@ -56,7 +54,10 @@ const command_spec decode_spec{
     "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE] "
     "[--output csv|json|perfetto|chrome-json|html] [--summary] [--context ID] [--threads N] "
     "[--metrics FILE.xml [--set SYMBOL] [--device-var NAME=VALUE]...]",
-    "Decodes an OA capture. Each row is one interval: `report` is the 0-based index of the\n"
+    "Decodes an OA capture; a Mali capture file or an Adreno capture (.rd, gzip, hex text)\n"
+    "is recognised from its bytes and read as hwpc mali FILE / hwpc adreno FILE --output csv\n"
+    "(with --output and --summary). Each row is one interval: `report` is the 0-based index of "
+    "the\n"
     "later report among all the input's reports (the same in a raw file, a stream and a\n"
     "recording, and in `hwpc emulate --truth`), `offset` the byte offset of its record in\n"
     "FILE, `timestamp` its TIME_STAMP extended to 64 bits, then one column per counter\n"
@@ -132,6 +133,7 @@ struct decode_options {
   std::optional<input_kind> kind;
   std::string output = "csv";
   bool summary = false;
+  output::output_choice choice;  // --output and --summary, checked
   std::optional<std::uint32_t> context;
   unsigned threads = 0;  // --threads; 0: every core
   std::string file;      // empty: the embedded default capture
@@ -160,26 +162,14 @@ void report_accounting(const std::string& file, const accounting& acc) {
   std::fprintf(stderr, "hwpc decode: %s: %s\n", file.c_str(), output::describe(acc).c_str());
 }
 
-// Raw totals without a context filter: the accumulate() fast path, on
-// `threads` threads (the result does not depend on the count).
+// Raw totals without a context filter: the library's one way to total them
+// (pipeline/intel_totals.hpp, which hwpc.intel.decode(summary=True) calls too).
 accounting write_raw_summary(output::text_buffer& out, const row_schema& schema,
                              metrics::row_metrics* m, const intel::report_buffer& buf,
                              intel::generation gen, bool json, unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  intel::accumulation acc = intel::accumulate_parallel(buf, gen, threads);
-  output::totals t;
-  t.intervals = acc.intervals;
-  t.elapsed = acc.elapsed_ticks;
-  t.counters = acc.totals;
-  t.reports = acc.reports;
-  t.skipped_zero = acc.skipped_zero;
-  if (m != nullptr) {
-    t.metrics.resize(m->size());
-    m->evaluate(t.counters, t.elapsed, t.metrics);
-  }
-  const accounting a = intel::accounting_of(acc);
-  output::write_totals(out, schema, json, t, a.anything_dropped() ? &a : nullptr);
-  return a;
+  const intel::raw_totals r = intel::total_raw(buf, gen, m, threads);
+  output::write_totals(out, schema, json, r.totals, r.acc.anything_dropped() ? &r.acc : nullptr);
+  return r.acc;
 }
 
 // Feeds every row of `src` to the writer, metrics filled in on the way, a
@@ -191,7 +181,7 @@ accounting drive(const Source& src, const capture_info& c, metrics::row_metrics*
                  bool per_row_metrics, output::row_writer& w, std::size_t total_bytes,
                  std::size_t counter_columns) {
   progress bar(total_bytes);
-  std::optional<metric_rows> held;
+  std::optional<pipeline::metric_rows> held;
   if (m != nullptr && per_row_metrics) held.emplace(*m, counter_columns, w);
   const accounting acc = intel::for_each_row(
       src, intel::generation_of(c.plat), c.rows,
@@ -267,24 +257,14 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     }
   }
   if (auto out = a.get("output")) o.output = *out;
-  if (o.output != "csv" && o.output != "json" && o.output != "chrome-json" &&
-      o.output != "perfetto" && o.output != "html") {
-    fail("decode", "unknown --output '" + o.output + "' (csv, json, chrome-json, perfetto or html)",
-         exit_usage);
-    return std::nullopt;
-  }
   o.summary = a.has("summary");
-  if (o.summary && o.output == "html") {
-    fail("decode", "--summary and --output html: the report holds the totals already", exit_usage);
+  // The one check of the output options every command shares (output/make_writer.hpp).
+  auto choice = output::check_output(o.output, o.summary, "interval", ::isatty(STDOUT_FILENO) != 0);
+  if (!choice) {
+    fail("decode", choice.error_value().message, exit_usage);
     return std::nullopt;
   }
-  if (o.summary && (o.output == "perfetto" || o.output == "chrome-json")) {
-    fail("decode",
-         "--summary writes one row of totals as csv or json, not " + o.output +
-             ": drop --summary for a trace of every interval, or use --output csv|json",
-         exit_usage);
-    return std::nullopt;
-  }
+  o.choice = *choice;
   if (auto ctx = a.get("context")) {
     o.context = parse_u32(*ctx);
     if (!o.context) {
@@ -334,7 +314,7 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     o.arithmetic = *v;
   }
   for (const auto& dv : a.all("device-var")) {
-    auto v = parse_device_var(dv);
+    auto v = pipeline::parse_device_var(dv);
     if (!v) {
       fail("decode", "--device-var needs NAME=VALUE with a number, not '" + dv + "'", exit_usage);
       return std::nullopt;
@@ -459,6 +439,29 @@ int cmd_decode(const std::vector<std::string>& args) {
   auto opt = read_options(*parsed, status);
   if (!opt) return status;
 
+  // A capture of another vendor, found by the library's identify()
+  // (pipeline/identify.hpp): its own command reads it, with the options
+  // every vendor shares (--output, --summary).
+  if (!opt->file.empty() && !opt->plat && !opt->format_name && !opt->kind) {
+    if (auto f = pipeline::mapped_file::open(opt->file)) {
+      const identity id = identify(f->bytes());
+      if (id.vendor == vendor::mali || id.vendor == vendor::adreno) {
+        if (opt->metrics_file || opt->context || opt->threads != 0 ||
+            !opt->device_overrides.empty() || opt->unverified || !opt->xe_losses.empty() ||
+            parsed->has("arithmetic")) {
+          return fail("decode",
+                      opt->file + " is " + std::string(to_string(id.vendor)) + " (" + id.why +
+                          "): --metrics, --set, --device-var, --arithmetic, --context, "
+                          "--threads, --unverified-layouts and --xe-loss are Intel OA options",
+                      exit_usage);
+        }
+        std::vector<std::string> a{opt->file, "--output", opt->output};
+        if (opt->summary) a.emplace_back("--summary");
+        return id.vendor == vendor::mali ? cmd_mali(a) : cmd_adreno(a);
+      }
+    }
+  }
+
   // No FILE: the embedded default capture, made by the emulator on the spot,
   // with the device the emulator models.
   std::vector<std::byte> default_bytes;
@@ -501,8 +504,8 @@ int cmd_decode(const std::vector<std::string>& args) {
     return exit_usage;
   }
 
-  result<mapped_file> file = mapped_file{};
-  if (default_bytes.empty()) file = mapped_file::open(opt->file);
+  result<pipeline::mapped_file> file = pipeline::mapped_file{};
+  if (default_bytes.empty()) file = pipeline::mapped_file::open(opt->file);
   // Half of --platform/--format is a usage error whatever the file holds;
   // with neither, an unreadable input is reported as such.
   if (!file && !have_pf && !opt->kind && (opt->plat || opt->format_name)) {
@@ -597,8 +600,8 @@ int cmd_decode(const std::vector<std::string>& args) {
     if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
     metrics::device_values values = metrics::to_device_values(dev);
     for (const auto& [name, v] : opt->device_overrides) values[name] = v;
-    auto m =
-        load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values, opt->arithmetic);
+    auto m = pipeline::load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values,
+                                           opt->arithmetic);
     if (!m) {
       // A name that the capture or the command line does not supply (a set,
       // a variable, a counter) is a usage error; anything wrong in the file
@@ -623,9 +626,6 @@ int cmd_decode(const std::vector<std::string>& args) {
   }
   metrics::row_metrics* mc = columns ? &*columns : nullptr;
 
-  if (opt->output == "perfetto" && !opt->summary && ::isatty(STDOUT_FILENO) != 0) {
-    return fail("decode", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
-  }
   // CPU times go only into the trace outputs; a recording whose points
   // cannot give one of its reports a CPU time is refused before any output.
   if ((opt->output == "perfetto" || opt->output == "chrome-json") && !opt->summary &&
@@ -637,42 +637,29 @@ int cmd_decode(const std::vector<std::string>& args) {
   }
   output::text_buffer out(stdout);
   const bool json = opt->output == "json";
-  std::optional<output::summary_writer> summary;
-  std::optional<output::csv_writer> csv;
-  std::optional<output::json_writer> js;
-  std::optional<output::chrome_json_writer> chrome;
-  std::optional<output::perfetto::trace_writer> trace;
-  std::optional<output::html::report_writer> report;
+  output::made_writer made;
   auto choose_writer = [&]() -> output::row_writer& {
-    output::totals_metric_fn totals_metrics;
+    output::writer_parts parts;
     if (mc != nullptr) {
-      totals_metrics = [mc](std::span<const std::uint64_t> t, std::uint64_t elapsed,
-                            std::vector<cell>& cells) {
+      parts.totals_metrics = [mc](std::span<const std::uint64_t> t, std::uint64_t elapsed,
+                                  std::vector<cell>& cells) {
         cells.resize(mc->size());
         mc->evaluate(t, elapsed, cells);
       };
     }
-    if (opt->summary) return summary.emplace(out, schema, json, std::move(totals_metrics));
-    if (opt->output == "html") {
-      return report.emplace(out, schema, report_facts(*opt, c, rec ? &*rec : nullptr, device),
-                            std::move(totals_metrics));
+    if (opt->choice.kind == output::writer_kind::html && !opt->summary) {
+      parts.report = report_facts(*opt, c, rec ? &*rec : nullptr, device);
     }
-    if (json) return js.emplace(out, schema);
-    if (opt->output == "perfetto" || opt->output == "chrome-json") {
-      std::function<std::int64_t(std::uint64_t)> to_ns;
-      // CPU CLOCK_MONOTONIC time when a recording correlates it, else GPU time.
-      if (c.time != nullptr && !c.time->empty()) {
-        const intel::time_correlation* t = c.time;
-        to_ns = [t](std::uint64_t ticks) { return t->to_cpu(ticks).ns; };
-      }
-      const std::string title = "hwpc " + std::string(intel::name_of(c.plat)) + " " +
-                                std::string(c.format->name) + ": " + opt->file;
-      if (opt->output == "perfetto") {
-        return trace.emplace(out, schema, title, opt->metric_set, std::move(to_ns));
-      }
-      return chrome.emplace(out, schema, title, std::move(to_ns));
+    // Traces: CPU CLOCK_MONOTONIC time when a recording correlates it, else GPU time.
+    if (c.time != nullptr && !c.time->empty()) {
+      const intel::time_correlation* t = c.time;
+      parts.to_ns = [t](std::uint64_t ticks) { return t->to_cpu(ticks).ns; };
     }
-    return csv.emplace(out, schema);
+    parts.title = "hwpc " + std::string(intel::name_of(c.plat)) + " " +
+                  std::string(c.format->name) + ": " + opt->file;
+    parts.metric_group = opt->metric_set;
+    made = output::make_writer(opt->choice, out, schema, std::move(parts));
+    return *made.writer;
   };
 
   const bool per_row = !opt->summary;

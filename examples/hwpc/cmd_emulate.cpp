@@ -15,7 +15,7 @@
 #include "hwpc/emu/set_model.hpp"
 #include "hwpc/metrics/report_type.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
-#include "metric_columns.hpp"
+#include "hwpc/pipeline/metric_columns.hpp"
 
 namespace hwpc::cli {
 
@@ -93,7 +93,7 @@ int cmd_emulate(const std::vector<std::string>& args) {
     auto set = metrics::find_xml_set(*a->get("metrics"), *a->get("set"));
     if (!set) {
       error e = set.error_value();
-      say_where_metric_files_come_from(e);
+      pipeline::say_where_metric_files_come_from(e);
       return fail("emulate", "--metrics: " + e.describe(), exit_usage);
     }
     identity = {set->symbol_name, set->hw_config_guid};

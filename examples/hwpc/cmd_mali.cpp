@@ -24,13 +24,9 @@
 #include "hwpc/mali/plausibility.hpp"
 #include "hwpc/mali/rows.hpp"
 #include "hwpc/mali/tracks.hpp"
-#include "hwpc/output/chrome_json.hpp"
-#include "hwpc/output/csv.hpp"
-#include "hwpc/output/html/report_writer.hpp"
-#include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
-#include "hwpc/output/summary.hpp"
-#include "mapped_file.hpp"
+#include "hwpc/output/make_writer.hpp"
+#include "hwpc/pipeline/mali_open.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
 #include "report_facts.hpp"
 
 namespace hwpc::cli {
@@ -140,23 +136,13 @@ int cmd_mali(const std::vector<std::string>& args) {
   if (parsed->positional.size() != 1) return fail("mali", "expected one FILE", exit_usage);
 
   // Options first (usage errors before any file is touched), then the file:
-  // a capture file's header supplies what the options leave out and must
-  // agree with what they give.
-  const std::string reader_text = parsed->get("reader").value_or("");
-  if (!reader_text.empty() && reader_text != "vinstr" && reader_text != "kinstr") {
-    return fail("mali", "--reader: expected vinstr or kinstr", exit_usage);
-  }
-  const std::string core_index = parsed->get("core-index").value_or("dense");
-  if (core_index != "dense" && core_index != "sparse") {
-    return fail("mali", "--core-index: expected dense or sparse", exit_usage);
-  }
-  const mali::core_index cores =
-      core_index == "dense" ? mali::core_index::dense : mali::core_index::sparse;
-  const mali::gpu_product* gpu_opt = nullptr;
+  // the library (pipeline/mali_open.hpp) checks them, and takes from a
+  // capture file's header what they leave out.
+  mali::open_options mo;
   if (const auto text = parsed->get("gpu")) {
     const auto gpu = mali::find_gpu(*text);
     if (!gpu) return fail("mali", "--gpu: " + gpu.error_value().describe(), exit_usage);
-    gpu_opt = *gpu;
+    mo.gpu = *gpu;
   }
   std::optional<std::uint64_t> numbers[4];
   const char* names[4] = {"l2-slices", "core-mask", "bus-width-bits", "max-clock-mhz"};
@@ -168,214 +154,70 @@ int cmd_mali(const std::vector<std::string>& args) {
       }
     }
   }
-  if (numbers[0] && *numbers[0] > mali::max_l2_slices) {
-    return fail("mali", "--l2-slices: at most 64", exit_usage);
-  }
-  if (numbers[2] && *numbers[2] > 0xffffffffu) {
-    return fail("mali", "--bus-width-bits: out of range", exit_usage);
-  }
-  // Options that mean something only together: an error, not ignored.
-  if (parsed->has("derived") && !numbers[2]) {
-    return fail("mali",
-                "--derived needs --bus-width-bits B: the derived counters read the external bus "
-                "width, which the samples do not carry",
-                exit_usage);
-  }
-  if (parsed->has("counters-only") && (numbers[2] || parsed->has("derived"))) {
-    return fail("mali",
-                "--counters-only leaves out the derived counters that --bus-width-bits and "
-                "--derived ask for: drop one",
-                exit_usage);
-  }
-  if (numbers[3] && (*numbers[3] == 0 || *numbers[3] > 4000)) {
-    return fail("mali", "--max-clock-mhz: expected 1..4000", exit_usage);
-  }
+  mo.reader = parsed->get("reader");
+  mo.core_index = parsed->get("core-index");
+  mo.l2_slices = numbers[0];
+  mo.core_mask = numbers[1];
+  mo.bus_width_bits = numbers[2];
+  mo.max_clock_mhz = numbers[3];
+  mo.derived = parsed->get("derived");
+  mo.counters_only = parsed->has("counters-only");
+  mo.names = parsed->get("names");
+  const pipeline::spelling sp{pipeline::door::tool};
+  const auto library_fail = [](const std::string& where, const error& e) {
+    if (is_usage(e)) return fail("mali", e.message, exit_usage);
+    return fail("mali", where + e.describe(), exit_bad_input);
+  };
+  if (auto ok = mali::check(mo, sp); !ok) return library_fail("", ok.error_value());
 
   const std::string& path = parsed->positional[0];
-  auto file = mapped_file::open(path);
+  const auto choice =
+      output::check_output(parsed->get("output").value_or("csv"), parsed->has("summary"), "sample",
+                           ::isatty(STDOUT_FILENO) != 0);
+  if (!choice) return library_fail("", choice.error_value());
+  const bool perfetto = choice->kind == output::writer_kind::perfetto && !choice->summary;
+  auto file = pipeline::mapped_file::open(path);
   if (!file) return fail("mali", file.error_value().describe(), exit_bad_input);
-  auto input = mali::open_capture(file->bytes());
-  if (!input) return fail("mali", path + ": " + input.error_value().describe(), exit_bad_input);
-  const std::span<const std::byte> payload = input->payload;
-  const std::size_t base = input->base;
-  const std::optional<mali::capture_header>& header = input->header;
-
-  const mali::gpu_product* gpu = gpu_opt;
-  if (header) {
-    auto g = mali::gpu_of(*header);
-    if (!g) return fail("mali", path + ": header: " + g.error_value().describe(), exit_bad_input);
-    if (*g != nullptr && gpu_opt && gpu_opt->product_id != (*g)->product_id) {
-      return fail("mali",
-                  "--gpu " + std::string(gpu_opt->name) + " contradicts the capture's GPU_ID " +
-                      to_hex(header->gpu_id) + " (" + std::string((*g)->name) + ")",
-                  exit_usage);
-    }
-    if (*g != nullptr) gpu = *g;
-  }
-  if (!gpu) {
-    return fail("mali",
-                "--gpu is required: vinstr and kinstr_prfcnt samples do not say which GPU took "
-                "them (hwpc mali --list-gpus lists the names)",
-                exit_usage);
-  }
+  mo.per_instance = perfetto || parsed->has("per-instance");
+  auto opened = mali::open(file->bytes(), mo, sp);
+  if (!opened) return library_fail(path + ": ", opened.error_value());
+  const mali::opened_capture& c = *opened;
+  const mali::gpu_product* gpu = c.gpu;
   const mali::gpu_table& table = *gpu->table;
-
-  std::string reader = reader_text;
-  if (header) {
-    const std::string from_file(mali::reader_name(header->reader));
-    if (!reader.empty() && reader != from_file) {
-      return fail("mali", "--reader " + reader + " contradicts the capture (" + from_file + ")",
-                  exit_usage);
-    }
-    reader = from_file;
-  }
-  if (reader.empty()) reader = "vinstr";
-  if (reader == "vinstr" && parsed->has("core-index")) {
-    return fail("mali",
-                "--core-index numbers kinstr_prfcnt blocks; vinstr samples have one block per "
-                "core-mask bit: drop --core-index or give --reader kinstr",
-                exit_usage);
-  }
-  if (reader == "vinstr" && table.values_per_block != mali::counters_per_block) {
-    return fail("mali",
-                std::string(gpu->name) + " has " + std::to_string(table.values_per_block) +
-                    "-value blocks, which the vinstr reader cannot deliver (use --reader kinstr)",
-                exit_usage);
-  }
-
-  mali::sample_layout layout;
-  for (int i = 0; i < 2; ++i) {
-    if (header) {
-      const std::uint64_t from_file =
-          i == 0 ? std::uint64_t{header->layout.l2_slices} : header->layout.core_mask;
-      if (numbers[i] && *numbers[i] != from_file) {
-        return fail("mali",
-                    std::string("--") + names[i] + " contradicts the capture (" +
-                        std::to_string(from_file) + ")",
-                    exit_usage);
-      }
-      numbers[i] = from_file;
-    }
-    if (!numbers[i]) return fail("mali", std::string("--") + names[i] + " is required", 1);
-  }
-  layout.l2_slices = static_cast<std::uint32_t>(*numbers[0]);
-  layout.core_mask = *numbers[1];
-  if (auto ok = layout.validate(); !ok) {
-    return fail("mali", ok.error_value().describe(), exit_usage);
-  }
-
-  // Derived counters: with --bus-width-bits (a constant the samples do not
-  // carry). The G72 guide's by default on the Mali-G72, Arm's database's
-  // otherwise or with --derived database.
-  const std::string derived =
-      parsed->get("derived").value_or(&table == &mali::gpus::g72 ? "guide" : "database");
-  if (derived != "guide" && derived != "database") {
-    return fail("mali", "--derived: expected guide or database", exit_usage);
-  }
-  if (derived == "guide" && &table != &mali::gpus::g72) {
-    return fail("mali", "--derived guide: the counter guide's expressions are the Mali-G72's", 1);
-  }
-  std::optional<mali::evaluator> metrics;
-  if (numbers[2] && !parsed->has("counters-only")) {
-    const auto bits = static_cast<std::uint32_t>(*numbers[2]);
-    auto ev = derived == "guide"
-                  ? mali::evaluator::create(table, mali::g72_metric_set(),
-                                            mali::g72_streamline_counters, layout, bits)
-                  : mali::evaluator::database(table, layout, bits);
-    if (!ev) return fail("mali", ev.error_value().describe(), exit_usage);
-    metrics.emplace(std::move(*ev));
-  }
-
-  const std::string output_kind = parsed->get("output").value_or("csv");
-  if (output_kind != "csv" && output_kind != "json" && output_kind != "chrome-json" &&
-      output_kind != "perfetto" && output_kind != "html") {
-    return fail("mali", "--output: expected csv, json, perfetto, chrome-json or html", exit_usage);
-  }
-  if (output_kind == "html" && parsed->has("summary")) {
-    return fail("mali", "--summary and --output html: the report holds the totals already",
-                exit_usage);
-  }
-  if (parsed->has("summary") && (output_kind == "perfetto" || output_kind == "chrome-json")) {
-    return fail("mali",
-                "--summary writes one row of totals as csv or json, not " + output_kind +
-                    ": drop --summary for a trace of every sample, or use --output csv|json",
-                exit_usage);
-  }
-  const bool perfetto = output_kind == "perfetto" && !parsed->has("summary");
-  if (perfetto && ::isatty(STDOUT_FILENO) != 0) {
-    return fail("mali", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
-  }
-  const std::string naming = parsed->get("names").value_or("hardware");
-  if (naming != "hardware" && naming != "streamline") {
-    return fail("mali", "--names: expected hardware or streamline", exit_usage);
-  }
-  mali::row_options ropt;
-  ropt.names =
-      naming == "streamline" ? mali::counter_naming::streamline : mali::counter_naming::hardware;
-  ropt.timed = reader == "kinstr" || header.has_value();
-  ropt.losses = reader == "kinstr";
-  if (perfetto || parsed->has("per-instance")) ropt.per_instance = layout;
+  const std::optional<mali::evaluator>& metrics = c.metrics;
+  const std::optional<mali::capture_header>& header = c.header;
+  const mali::row_options& ropt = c.rows;
   mali::row_builder builder(*gpu, metrics ? &*metrics : nullptr, ropt);
   const row_schema& schema = builder.schema();
   output::text_buffer out(stdout);
-  const bool json = output_kind == "json";
-  std::optional<output::summary_writer> summary;
-  std::optional<output::csv_writer> csv;
-  std::optional<output::json_writer> js;
-  std::optional<output::chrome_json_writer> chrome;
-  std::optional<output::perfetto::trace_writer> trace;
-  std::optional<output::html::report_writer> report;
   std::optional<error> metric_error;
-  output::row_writer* w = nullptr;
-  output::summary_writer::metric_fn totals_metrics;
+  output::writer_parts parts;
   if (metrics) {
-    totals_metrics = [&](std::span<const std::uint64_t> t, std::uint64_t,
-                         std::vector<cell>& cells) {
+    parts.totals_metrics = [&](std::span<const std::uint64_t> t, std::uint64_t,
+                               std::vector<cell>& cells) {
       if (auto ok = builder.metrics_of(t, cells); !ok) metric_error = ok.error_value();
     };
   }
-  if (parsed->has("summary")) {
-    w = &summary.emplace(out, schema, json, std::move(totals_metrics));
-  } else if (output_kind == "html") {
+  parts.title = "hwpc mali " + schema.source + ": " + path;
+  if (choice->kind == output::writer_kind::html) {
     std::optional<std::uint64_t> gpu_id;
     if (header && header->gpu_id != 0) gpu_id = header->gpu_id;
-    w = &report.emplace(
-        out, schema,
-        mali_report_facts(path, *gpu, gpu_id, reader, layout, metrics ? derived : std::string()),
-        std::move(totals_metrics));
-  } else if (json) {
-    w = &js.emplace(out, schema);
-  } else if (perfetto) {
-    w = &trace.emplace(out, schema, "hwpc mali " + schema.source + ": " + path,
-                       mali::track_layout_of(*gpu, schema, ropt));
-  } else if (output_kind == "chrome-json") {
-    w = &chrome.emplace(out, schema, "hwpc mali " + schema.source + ": " + path);
-  } else {
-    w = &csv.emplace(out, schema);
+    parts.report = mali_report_facts(path, *gpu, gpu_id, c.reader, c.layout, c.derived);
   }
+  if (perfetto) parts.tracks = mali::track_layout_of(*gpu, schema, ropt);
+  const auto made = output::make_writer(*choice, out, schema, std::move(parts));
+  output::row_writer* w = made.writer.get();
 
   // Physics checks on every row; findings go to stderr after the rows.
   mali::plausibility_options popt;
   if (numbers[3]) popt.max_clock_hz = *numbers[3] * 1'000'000;
   // The rows' own derived counters are checked when they are the database's.
-  mali::plausibility_checker checker(table, layout, popt, metrics ? &*metrics : nullptr);
+  mali::plausibility_checker checker(table, c.layout, popt, metrics ? &*metrics : nullptr);
   auto write_row = [&](const row& r) {
     checker.check(r);
     w->write(r);
   };
-  result<accounting> acc = accounting{};
-  if (reader == "vinstr") {
-    auto cap = mali::vinstr_capture::make(table, layout, payload, base, header.has_value());
-    if (!cap) return fail("mali", path + ": " + cap.error_value().describe(), exit_bad_input);
-    acc = mali::for_each_row(*cap, builder, write_row);
-  } else {
-    auto rd = mali::kinstr_reader::make(table, layout, payload, base, cores);
-    if (!rd) return fail("mali", path + ": " + rd.error_value().describe(), exit_bad_input);
-    acc = mali::for_each_row(*rd, builder, write_row);
-    if (acc && acc->reports == 0) {
-      return fail("mali", path + ": no sample in the buffer", exit_bad_input);
-    }
-  }
+  auto acc = mali::for_each_row(c, builder, write_row);
   if (!acc) {
     out.flush();  // the rows before the error stay printed
     return fail("mali", path + ": " + acc.error_value().describe(), exit_bad_input);

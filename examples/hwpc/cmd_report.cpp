@@ -20,17 +20,12 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "hwpc/adreno/gzip.hpp"
-#include "hwpc/adreno/rd.hpp"
-#include "hwpc/intel/recording.hpp"
-#include "hwpc/mali/capture_file.hpp"
-#include "mapped_file.hpp"
+#include "hwpc/pipeline/identify.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
 
 namespace hwpc::cli {
 
 namespace {
-
-enum class vendor { intel, mali, adreno, unknown };
 
 // The options each vendor's command takes (forwarded as given).
 constexpr std::string_view intel_options[] = {
@@ -59,8 +54,9 @@ const command_spec report_spec{
     "(.rd, gzip-compressed .rd, hex dword text, raw PM4) those of `hwpc adreno --output`.\n"
     "The vendor is --vendor, else what CAPTURE starts with (an hwpc Mali capture file, an\n"
     "Intel recording), else Adreno when --format is auto, rd, hex or bin, else Mali when a\n"
-    "Mali option is given, else Adreno when CAPTURE is gzip or reads as .rd sections and no\n"
-    "Intel-only option is given, else Intel with --platform and --format (without them, an error\n"
+    "Mali option is given, else Adreno when CAPTURE is gzip, reads as .rd sections or is hex\n"
+    "dword text (as hwpc decode tells) and no Intel-only option is given, else Intel with "
+    "--platform and --format (without them, an error\n"
     "that lists the choices).\n"
     "-o - writes the page to standard output. Exit statuses are those of decode, mali and\n"
     "adreno: 1 for usage errors, 2 for bad input (no file is left then).",
@@ -92,17 +88,13 @@ bool is_in(std::string_view name, std::span<const std::string_view> list) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-// What the file's first bytes say: a Mali capture file, an Intel recording,
-// or (gzip, .rd sections) an Adreno capture. An unreadable file says nothing:
-// the command it goes to reports it.
+// What the file's first bytes say, in the library's words (pipeline/
+// identify.hpp: the same answer as `hwpc decode FILE` and hwpc.decode). An
+// unreadable file says nothing: the command it goes to reports it.
 vendor vendor_of_file(const std::string& path) {
-  auto f = mapped_file::open(path);
+  auto f = pipeline::mapped_file::open(path);
   if (!f) return vendor::unknown;
-  const byte_span b = f->bytes();
-  if (mali::is_capture_file(b)) return vendor::mali;
-  if (intel::recording::looks_like_recording(b)) return vendor::intel;
-  if (adreno::is_gzip(b) || adreno::rd::looks_like_rd(b)) return vendor::adreno;
-  return vendor::unknown;
+  return identify(f->bytes()).vendor;
 }
 
 // Runs `run(args)` with its standard output in `path` (through `path`.partial).
@@ -182,8 +174,8 @@ int cmd_report(const std::vector<std::string>& args) {
     return fail("report",
                 capture +
                     ": not a file that names its vendor (Intel recording, hwpc Mali capture "
-                    "file, freedreno .rd): give --vendor adreno for PM4 dwords or hex dword "
-                    "text, --gpu NAME for raw Mali samples, or --platform P --format F for raw "
+                    "file, freedreno .rd, hex dword text): give --vendor adreno for PM4 "
+                    "dwords, --gpu NAME for raw Mali samples, or --platform P --format F for raw "
                     "Intel reports and streams",
                 exit_usage);
   }

@@ -22,6 +22,7 @@ from . import adreno, intel, mali
 from ._errors import DecodeError
 
 _DECODERS = {"intel": intel.decode, "mali": mali.decode, "adreno": adreno.queries}
+_SCHEMAS = {"intel": intel._schema, "mali": mali._schema, "adreno": adreno._schema}
 
 
 def capture_paths(paths):
@@ -84,8 +85,8 @@ def read_captures(paths, *, vendor="intel", errors="raise", **decode_options):
     if errors not in ("raise", "skip"):
         raise ValueError("errors must be 'raise' or 'skip'")
     captures = capture_paths(paths)
-    decode = _decoder(vendor)
-    empty = decode(captures[0], **decode_options, _schema_only=True).to_pandas()
+    _decoder(vendor)
+    empty = _SCHEMAS[vendor](captures[0], **decode_options).to_pandas()
     meta = _with_capture(empty.copy(), captures[0], captures)
     meta["reason"] = meta["reason"].cat.set_categories([])  # each capture has its own
     meta = dd.utils.clear_known_categories(meta, cols=["reason"])
@@ -102,8 +103,8 @@ def _summary_one(path, vendor, options):
     except DecodeError as e:
         return {"capture": path, "error": str(e), "error_offset": e.offset}
     row = {"capture": path, "error": None, "error_offset": None}
-    for name, a in t.columns.items():
-        row[name] = a[0]
+    for name in t.columns:
+        row[name] = t.first(name)
     return row
 
 

@@ -1,12 +1,38 @@
 """Intel OA captures: raw reports, i915 and Xe streams, recordings."""
 
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
+
 from . import _hwpc
 from ._rows import Rows
 
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Any]
 
-def decode(source, *, platform=None, format=None, input_kind=None, metrics=None, set=None,
-           device_vars=None, arithmetic=None, context=None, summary=False, xe_losses=None,
-           unverified_layouts=False, _schema_only=False, _discard=False, _store_only=False):
+
+def _options(*, platform: Optional[str] = None, format: Optional[str] = None,
+             input_kind: Optional[str] = None, metrics: Optional[Union[str, os.PathLike]] = None,
+             set: Optional[str] = None, device_vars: Optional[Mapping[str, Union[int, float]]] = None,
+             arithmetic: Optional[str] = None, context: Optional[int] = None,
+             summary: bool = False, xe_losses: Optional[Iterable[Tuple[int, int]]] = None,
+             unverified_layouts: bool = False) -> Dict[str, Any]:
+    return {
+        "platform": platform, "format": format, "input_kind": input_kind,
+        "metrics": None if metrics is None else os.fspath(metrics), "set": set,
+        "device_vars": dict(device_vars) if device_vars else None,
+        "arithmetic": arithmetic, "context": context,
+        "summary": bool(summary), "unverified_layouts": bool(unverified_layouts),
+        "xe_losses": [tuple(x) for x in xe_losses] if xe_losses else None,
+    }
+
+
+def decode(source: Source, *, platform: Optional[str] = None, format: Optional[str] = None,
+           input_kind: Optional[str] = None, metrics: Optional[Union[str, os.PathLike]] = None,
+           set: Optional[str] = None, device_vars: Optional[Mapping[str, Union[int, float]]] = None,
+           arithmetic: Optional[str] = None, context: Optional[int] = None,
+           summary: bool = False, xe_losses: Optional[Iterable[Tuple[int, int]]] = None,
+           unverified_layouts: bool = False) -> Rows:
     """The rows of ``hwpc decode`` for an OA capture.
 
     ``source``: a path (memory-mapped), bytes, a memoryview or a NumPy uint8
@@ -15,22 +41,28 @@ def decode(source, *, platform=None, format=None, input_kind=None, metrics=None,
     ``metrics``: a metric XML path; ``set``: a set's symbol (a recording
     names its own); ``device_vars``: {name: number} overrides;
     ``arithmetic``: "mdapi" (default) or "igt", how metric formulas compute
-    (``hwpc decode --arithmetic``). ``context``
-    keeps one context's intervals (Gen8+). ``summary``: one row of totals.
-    ``xe_losses``: [(offset, status)] for an Xe stream.
+    (``hwpc decode --arithmetic``). ``context`` keeps one context's
+    intervals (Gen8+). ``summary``: one row of totals (``hwpc decode
+    --summary``). ``xe_losses``: [(offset, status)] for an Xe stream.
+    ``unverified_layouts``: decode an Xe layout no capture has confirmed.
     """
-    opts = {
-        "platform": platform, "format": format, "input_kind": input_kind,
-        "metrics": None if metrics is None else str(metrics), "set": set,
-        "device_vars": dict(device_vars) if device_vars else None,
-        "arithmetic": arithmetic, "context": context,
-        "summary": bool(summary), "unverified_layouts": bool(unverified_layouts),
-        "xe_losses": [tuple(x) for x in xe_losses] if xe_losses else None,
-        # Internal: the schema alone (hwpc.dask's meta); for benchmarks, decode and keep
-        # nothing, or fill the columns in C++ and drop them there.
-        "_schema_only": bool(_schema_only), "_discard": bool(_discard),
-        "_store_only": bool(_store_only),
-    }
-    if _discard or _store_only:
-        return _hwpc.intel_decode(source, opts)["values"]
+    opts = _options(platform=platform, format=format, input_kind=input_kind, metrics=metrics,
+                    set=set, device_vars=device_vars, arithmetic=arithmetic, context=context,
+                    summary=summary, xe_losses=xe_losses, unverified_layouts=unverified_layouts)
     return Rows(_hwpc.intel_decode(source, opts), summary=bool(summary))
+
+
+def _schema(source: Source, **kw: Any) -> Rows:
+    """No rows, the columns of decode(source, **kw): the input's header is read
+    (a recording's DEVICE_INFO), its reports are not (hwpc.dask's meta)."""
+    opts = _options(**kw)
+    opts["_schema_only"] = True
+    return Rows(_hwpc.intel_decode(source, opts), summary=opts["summary"])
+
+
+def _measure(source: Source, where: str, **kw: Any) -> int:
+    """For bench/python_bench.py: decode and evaluate, the rows going nowhere
+    (``where="discard"``) or into C++ columns freed there (``"store"``)."""
+    opts = _options(**kw)
+    opts["_discard" if where == "discard" else "_store_only"] = True
+    return _hwpc.intel_decode(source, opts)["values"]

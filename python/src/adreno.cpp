@@ -7,14 +7,15 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "columns.hpp"
-#include "hwpc/adreno/packet_copies.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/core/hex.hpp"
+#include "hwpc/pipeline/adreno_open.hpp"
 #include "module.hpp"
 #include "source.hpp"
 
@@ -49,12 +50,23 @@ void open_input(const input_source& in, const std::string& format, adreno_input&
                                      "zlib; gunzip it first"));
 #endif
   }
-  a.kind = format;
-  if (a.kind == "auto") {
-    a.kind = adreno::rd::looks_like_rd(a.data) ? "rd"
-             : adreno::looks_like_text(a.data) ? "hex"
-                                               : "bin";
+  auto kind = adreno::input_kind_of(a.data, format, pipeline::spelling{pipeline::door::python});
+  if (!kind) throw usage_failure(kind.error_value().message);
+  a.kind = *kind == adreno::input_kind::rd    ? "rd"
+           : *kind == adreno::input_kind::hex ? "hex"
+                                              : "bin";
+}
+
+const adreno::device* forced_device(const options& o) {
+  const std::optional<std::string> g = o.get<std::string>("gpu");
+  if (!g) return nullptr;
+  const adreno::device* d = adreno::parse_device(*g);
+  if (d == nullptr) {
+    throw usage_failure("gpu: '" + *g +
+                        "' is no Adreno hwpc knows (a name like a530, a630, a740, X1-85; a GPU "
+                        "id like 640; or a chip id like 0x43050a01)");
   }
+  return d;
 }
 
 std::string format_of(const options& o) {
@@ -70,6 +82,7 @@ pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
   const std::string format = format_of(o);
   const bool summary = o.flag("summary");
   const bool schema_only = o.flag("_schema_only");  // hwpc.dask's meta
+  const adreno::device* forced = forced_device(o);
   input_source in(source);
   const std::string& path = in.name();
   adreno_input a;
@@ -78,15 +91,25 @@ pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
   std::optional<totals_sink> totals;
   std::vector<std::string> issues;
   std::optional<std::uint32_t> gpu_id;
+  bool decodable = false;
   {
     pyb::gil_scoped_release unlocked;
     open_input(in, format, a);
     const adreno::input_kind kind = a.kind == "rd"    ? adreno::input_kind::rd
                                     : a.kind == "hex" ? adreno::input_kind::hex
                                                       : adreno::input_kind::bin;
-    auto cols = adreno::sampled_counters(kind, a.data);
-    if (!cols) fail_input(path, cols.error_value());
-    schema = adreno::schema_of(*cols);
+    // The tool's checks, from the library (pipeline/adreno_open.hpp): no GPU,
+    // no meaning; the schema named by generation.
+    auto plan =
+        adreno::plan_queries(kind, a.data, forced, pipeline::spelling{pipeline::door::python});
+    if (!plan) {
+      if (is_usage(plan.error_value()))
+        throw usage_failure(path + ": " + plan.error_value().message);
+      fail_input(path, plan.error_value());
+    }
+    decodable = plan->decodable;
+    if (!decodable) issues.push_back(path + ": note: " + plan->note);
+    schema = plan->schema;
     adreno::result_totals result_totals(*schema);
     output::row_writer* w = nullptr;
     if (summary) {
@@ -95,7 +118,7 @@ pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
     } else {
       w = &columns.emplace(*schema);
     }
-    if (schema_only) {
+    if (schema_only || !decodable) {
       w->end(accounting{});
     } else {
       auto done = adreno::for_each_row(
@@ -120,90 +143,117 @@ pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
   return out;
 }
 
-// Collects the packet listing: one entry per walked packet, and the
-// recognised queries at the offset of their first packet.
+// Collects the packet listing of `hwpc adreno --packets --output csv`: the
+// same fields (the tool's adreno_listing::fields_of, with the generation's
+// names), typed, and the issues.
 class packet_table final : public adreno::rd::capture_sink {
  public:
+  explicit packet_table(adreno::generation g) : gen_(g) {}
   void on_packet(const adreno::walked_packet& w) override {
     const adreno::packet& p = w.pkt;
-    offset.push_back(static_cast<std::int64_t>(p.offset));
+    const bool t7 = p.hdr.type == adreno::packet_type::type7;
+    offset.push_back(static_cast<std::int64_t>(map_ ? map_->text_offset(p.offset) : p.offset));
     gpu_addr.push_back(w.gpu_addr);
     depth.push_back(static_cast<std::int32_t>(w.depth));
-    type.push_back(p.hdr.type == adreno::packet_type::type7 ? 7 : 4);
+    group.push_back(w.group);
+    pass.emplace_back(adreno::pass_name(w.pass));
+    type.push_back(t7 ? 7 : 4);
     id.push_back(p.hdr.id);
+    name.push_back(t7 ? std::string(adreno::opcode_name(gen_, p.hdr.id))
+                      : adreno::register_label(gen_, p.hdr.id));
     count.push_back(p.hdr.count);
-    std::string n;
-    if (p.hdr.type == adreno::packet_type::type7) {
-      n = std::string(adreno::opcode_name(p.hdr.id));
-      if (n.empty()) n = "opcode " + to_hex(p.hdr.id);
-      const std::string f = adreno::describe_fields(p);
-      fields.push_back(f);
-    } else {
-      const std::string label = adreno::register_label(p.hdr.id);
-      n = "write " + (label.empty() ? to_hex(p.hdr.id) : label);
-      fields.emplace_back();
+    std::string pl;
+    for (std::uint32_t i = 0; i < p.hdr.count; ++i) {
+      char b[12];
+      std::snprintf(b, sizeof b, i ? " %08x" : "%08x", static_cast<unsigned>(p.dword(i)));
+      pl += b;
     }
-    name.push_back(std::move(n));
-    event.emplace_back();
-    rec_.push(copies_.keep(p));
-    rec_.release([this](const adreno::query_event& ev) { attach(ev); });
+    payload.push_back(std::move(pl));
+    // CP_EVENT_WRITE (0x46 on every generation): its event, -1 elsewhere.
+    if (t7 && p.hdr.id == adreno::op::cp_event_write && p.hdr.count >= 1) {
+      event.push_back(static_cast<std::int32_t>(p.dword(0) & 0xff));
+      event_name.emplace_back(adreno::event_name(gen_, p.dword(0) & 0xff));
+    } else {
+      event.push_back(-1);
+      event_name.emplace_back();
+    }
   }
   void on_issue(const error& e) override { issues.push_back(e.describe()); }
   void on_note(const error& e) override { issues.push_back("note: " + e.describe()); }
-  void finish() {
-    rec_.finish();
-    rec_.release([this](const adreno::query_event& ev) { attach(ev); }, true);
-  }
+  void map_offsets(adreno::hex_offset_index* m) { map_ = m; }
 
   std::vector<std::int64_t> offset;
   std::vector<std::uint64_t> gpu_addr;
-  std::vector<std::int32_t> depth, type;
+  std::vector<std::int32_t> depth, group, type, event;
   std::vector<std::uint32_t> id, count;
-  std::vector<std::string> name, fields, event, issues;
+  std::vector<std::string> pass, name, payload, event_name, issues;
 
  private:
-  void attach(const adreno::query_event& ev) {
-    if (ev.packet_index >= event.size()) return;
-    std::string& e = event[ev.packet_index];
-    e += (e.empty() ? "" : "\n") + adreno::describe(ev);
-  }
-  adreno::recogniser rec_{std::size_t{1} << 16};
-  // The recogniser reads a packet up to its window later: it gets copies.
-  adreno::packet_copies copies_;
+  adreno::generation gen_;
+  adreno::hex_offset_index* map_ = nullptr;
 };
 
 pyb::dict packets(const pyb::object& source, const pyb::dict& opts) {
   const options o(opts);
   const std::string format = format_of(o);
+  const adreno::device* forced = forced_device(o);
   input_source in(source);
   adreno_input a;
-  packet_table t;
+  std::optional<packet_table> t;
+  const adreno::device* gpu = nullptr;
   {
     pyb::gil_scoped_release unlocked;
     open_input(in, format, a);
+    gpu = adreno::device_of(a.kind == "rd" ? adreno::input_kind::rd : adreno::input_kind::bin,
+                            a.data, forced);
+    const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
+    t.emplace(gen);
     if (a.kind == "rd") {
-      adreno::rd::capture_reader reader(t);
+      adreno::rd::capture_reader reader(*t);
+      if (forced != nullptr) reader.force_device(forced);
       (void)reader.read(a.data);  // a framing error is an issue too
     } else if (a.kind == "bin") {
-      adreno::walker w(t, nullptr);
+      adreno::walker w(*t, nullptr);
+      w.set_generation(gen);
       w.walk(a.data, 0, 0);
     } else {
-      throw usage_failure(
-          "packets of hex text: convert it to .rd or raw dwords (`hwpc adreno` lists it)");
+      // Hex text: its dwords walked as one buffer, offsets mapped back to the text.
+      const std::string_view text(reinterpret_cast<const char*>(a.data.data()), a.data.size());
+      adreno::hex_offset_index index;
+      auto n = index.build(text);
+      if (!n) fail_input(in.name(), n.error_value());
+      std::vector<std::byte> dwords(4 * *n);
+      adreno::hex_reader reader(text);
+      std::uint32_t v = 0;
+      std::size_t at = 0;
+      for (std::size_t i = 0; i < *n; ++i) {
+        (void)reader.next(v, at);  // index.build() read it all
+        store_le32(dwords.data() + 4 * i, v);
+      }
+      t->map_offsets(&index);
+      adreno::walker w(*t, nullptr);
+      w.set_generation(gen);
+      w.set_input_bytes(dwords.size());
+      w.walk(dwords, 0, 0);
+      t->map_offsets(nullptr);
     }
-    t.finish();
   }
   pyb::dict d;
-  d["offset"] = to_numpy(std::move(t.offset));
-  d["gpu_address"] = to_numpy(std::move(t.gpu_addr));
-  d["depth"] = to_numpy(std::move(t.depth));
-  d["type"] = to_numpy(std::move(t.type));
-  d["id"] = to_numpy(std::move(t.id));
-  d["count"] = to_numpy(std::move(t.count));
-  d["name"] = pyb::cast(t.name);
-  d["fields"] = pyb::cast(t.fields);
-  d["event"] = pyb::cast(t.event);
-  d["issues"] = pyb::cast(t.issues);
+  d["offset"] = to_numpy(std::move(t->offset));
+  d["gpu_address"] = to_numpy(std::move(t->gpu_addr));
+  d["depth"] = to_numpy(std::move(t->depth));
+  d["group"] = to_numpy(std::move(t->group));
+  d["pass"] = pyb::cast(t->pass);
+  d["type"] = to_numpy(std::move(t->type));
+  d["id"] = to_numpy(std::move(t->id));
+  d["name"] = pyb::cast(t->name);
+  d["count"] = to_numpy(std::move(t->count));
+  d["payload"] = pyb::cast(t->payload);
+  d["event"] = to_numpy(std::move(t->event));
+  d["event_name"] = pyb::cast(t->event_name);
+  d["issues"] = pyb::cast(t->issues);
+  d["gpu"] =
+      gpu != nullptr ? pyb::object(pyb::str(adreno::describe(*gpu))) : pyb::object(pyb::none());
   return d;
 }
 

@@ -7,12 +7,15 @@
 // to_python() moves every vector into a NumPy array that owns it (a capsule
 // frees it), so filling the columns is the only pass over the data.
 //
-// The same rows give the same columns for every vendor and input kind:
-// report and offset (int64), begin and end (uint64, on the schema's clock),
-// one uint64 per counter (0 on a loss row), reason (codes into a list of the
-// distinct texts), ctx_id (int64, -1 when the source could not tell), one
-// float64 per metric (NaN where the formula gave nothing, and on a loss row),
-// and lost (bool).
+// The same rows give the same columns for every vendor and input kind, the
+// CSV writer's (output/csv.hpp): report and offset (int64), timestamp (the
+// row's end, uint64 on the schema's clock), one uint64 per counter, reason
+// (codes into a list of the distinct texts), ctx_id (uint32, with a mask of
+// the rows whose context the source could not tell), one float64 per metric
+// (with a mask of the empty cells, made only when a column has one), and
+// lost (bool). A cell the CSV leaves empty is masked (hwpc.Rows makes the
+// masks of a loss row's timestamp and counters from `lost`): missing data,
+// never a number.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -123,13 +126,17 @@ class column_sink final : public output::row_writer {
   explicit column_sink(const row_schema& s)
       : counters_(s.counters.size()),
         metrics_(s.metrics.size()),
+        metric_masks_(s.metrics.size()),
         staged_counters_(block * s.counters.size()),
-        staged_metrics_(block * s.metrics.size()) {}
+        staged_metrics_(block * s.metrics.size()),
+        staged_empty_(block * s.metrics.size()),
+        staged_none_(s.metrics.size(), 0) {}
 
   // A hint: about `rows` rows will come (the columns then grow in place).
   void reserve(std::size_t rows) {
-    for (auto* v : {&report_, &offset_, &ctx_}) v->reserve(rows);
-    begin_.reserve(rows);
+    for (auto* v : {&report_, &offset_}) v->reserve(rows);
+    ctx_.reserve(rows);
+    ctx_unknown_.reserve(rows);
     end_.reserve(rows);
     lost_.reserve(rows);
     reason_.reserve(rows);
@@ -140,11 +147,11 @@ class column_sink final : public output::row_writer {
   void write(const row& r) override {
     report_.push_back(static_cast<std::int64_t>(r.report));
     offset_.push_back(static_cast<std::int64_t>(r.offset));
-    begin_.push_back(r.begin);
     end_.push_back(r.end);
     lost_.push_back(r.lost);
     reason_.push_back(reason_code(r.reason));
-    ctx_.push_back(r.has_context ? std::int64_t{r.context} : -1);
+    ctx_.push_back(r.has_context ? r.context : 0);
+    ctx_unknown_.push_back(r.has_context ? 0 : 1);
     const std::size_t nc = counters_.size(), nm = metrics_.size();
     std::uint64_t* c = staged_counters_.data() + staged_ * nc;
     const std::size_t have_c = r.counters.size() < nc ? r.counters.size() : nc;
@@ -152,8 +159,17 @@ class column_sink final : public output::row_writer {
     for (std::size_t i = have_c; i < nc; ++i) c[i] = 0;
     double* m = staged_metrics_.data() + staged_ * nm;
     const std::size_t have_m = r.metrics.size() < nm ? r.metrics.size() : nm;
-    for (std::size_t j = 0; j < have_m; ++j) m[j] = cell_value(r.metrics[j]);
-    for (std::size_t j = have_m; j < nm; ++j) m[j] = std::numeric_limits<double>::quiet_NaN();
+    std::uint8_t* e = staged_empty_.data() + staged_ * nm;
+    for (std::size_t j = 0; j < have_m; ++j) {
+      m[j] = cell_value(r.metrics[j]);
+      e[j] = r.metrics[j].is_none() ? 1 : 0;
+      staged_none_[j] |= e[j];
+    }
+    for (std::size_t j = have_m; j < nm; ++j) {
+      m[j] = std::numeric_limits<double>::quiet_NaN();
+      e[j] = 1;
+      staged_none_[j] = 1;
+    }
     if (++staged_ == block) flush();
   }
   void end(const accounting& acc) override {
@@ -163,12 +179,12 @@ class column_sink final : public output::row_writer {
   const accounting& acc() const noexcept { return acc_; }
 
   // {"report": ..., ..., "counters": [arrays], "metrics": [arrays],
+  //  "metric_masks": [bool array or None], "ctx_unknown": bool array,
   //  "reason_codes": int32 array, "reasons": [texts]}; needs the GIL.
   pyb::dict to_python() {
     pyb::dict d;
     d["report"] = to_numpy(std::move(report_));
     d["offset"] = to_numpy(std::move(offset_));
-    d["begin"] = to_numpy(std::move(begin_));
     d["end"] = to_numpy(std::move(end_));
     d["lost"] = to_numpy(std::move(lost_)).attr("view")("bool");
     d["reason_codes"] = to_numpy(std::move(reason_));
@@ -176,11 +192,20 @@ class column_sink final : public output::row_writer {
     for (const std::string& t : reasons_) reasons.append(pyb::str(t));
     d["reasons"] = reasons;
     d["ctx_id"] = to_numpy(std::move(ctx_));
-    pyb::list counters, metrics;
+    d["ctx_unknown"] = to_numpy(std::move(ctx_unknown_)).attr("view")("bool");
+    pyb::list counters, metrics, masks;
     for (auto& c : counters_) counters.append(to_numpy(std::move(c)));
     for (auto& m : metrics_) metrics.append(to_numpy(std::move(m)));
+    for (auto& k : metric_masks_) {
+      if (k.made) {
+        masks.append(to_numpy(std::move(k.none)).attr("view")("bool"));
+      } else {
+        masks.append(pyb::none());
+      }
+    }
     d["counters"] = counters;
     d["metrics"] = metrics;
+    d["metric_masks"] = masks;
     d["accounting"] = accounting_to_python(acc_);
     return d;
   }
@@ -199,12 +224,20 @@ class column_sink final : public output::row_writer {
     return last_code_;
   }
 
-  column_vector<std::int64_t> report_, offset_, ctx_;
-  column_vector<std::uint64_t> begin_, end_;
-  column_vector<std::uint8_t> lost_;
+  // The empty cells of one metric column: made on the first one (most
+  // columns never have one, and then cost nothing).
+  struct metric_mask {
+    bool made = false;
+    column_vector<std::uint8_t> none;
+  };
+  column_vector<std::int64_t> report_, offset_;
+  column_vector<std::uint32_t> ctx_;
+  column_vector<std::uint64_t> end_;
+  column_vector<std::uint8_t> lost_, ctx_unknown_;
   column_vector<std::int32_t> reason_;
   std::vector<column_vector<std::uint64_t>> counters_;
   std::vector<column_vector<double>> metrics_;
+  std::vector<metric_mask> metric_masks_;
   std::vector<std::string> reasons_;
   std::unordered_map<std::string, std::int32_t> codes_;
   // The staged rows to their columns, one column at a time.
@@ -218,7 +251,19 @@ class column_sink final : public output::row_writer {
     }
     for (std::size_t j = 0; j < nm; ++j) {
       column_vector<double>& col = metrics_[j];
+      const std::size_t before = col.size();
       for (std::size_t i = 0; i < staged_; ++i) col.push_back(staged_metrics_[i * nm + j]);
+      metric_mask& k = metric_masks_[j];
+      if (!k.made && staged_none_[j] == 0) continue;
+      if (!k.made) {
+        k.made = true;
+        k.none.reserve(col.capacity());
+        k.none.assign(before, 0);
+      }
+      for (std::size_t i = 0; i < staged_; ++i) {
+        k.none.push_back(staged_empty_[i * nm + j]);
+      }
+      staged_none_[j] = 0;
     }
     staged_ = 0;
   }
@@ -227,6 +272,8 @@ class column_sink final : public output::row_writer {
   accounting acc_;
   std::vector<std::uint64_t> staged_counters_;  // staged row i's counters at [i * counters]
   std::vector<double> staged_metrics_;          // staged row i's metrics at [i * metrics]
+  std::vector<std::uint8_t> staged_empty_;      // 1 where staged row i's metric is empty
+  std::vector<std::uint8_t> staged_none_;       // 1 where some staged row's metric j is empty
   std::size_t staged_ = 0;
 };
 
@@ -243,18 +290,27 @@ class totals_sink final : public output::row_writer {
     output::finish_totals(t_, s_, acc, metrics_of_);
   }
   const accounting& acc() const noexcept { return acc_; }
+  // Totals computed whole (intel::total_raw), instead of rows.
+  void set(output::totals t, const accounting& acc) {
+    t_ = std::move(t);
+    acc_ = acc;
+  }
 
   pyb::dict to_python() const {
     auto one = [](auto v) { return to_numpy(std::vector<decltype(v)>{v}); };
     pyb::dict d;
     d["intervals"] = one(t_.intervals);
     d["elapsed_ticks"] = one(t_.elapsed);
-    pyb::list counters, metrics;
+    pyb::list counters, metrics, masks;
     for (std::uint64_t v : t_.counters) counters.append(one(v));
     for (std::size_t j = 0; j < s_.metrics.size(); ++j) {
-      metrics.append(one(j < t_.metrics.size() ? cell_value(t_.metrics[j])
-                                               : std::numeric_limits<double>::quiet_NaN()));
+      const bool none = j >= t_.metrics.size() || t_.metrics[j].is_none();
+      metrics.append(
+          one(none ? std::numeric_limits<double>::quiet_NaN() : t_.metrics[j].as_double()));
+      masks.append(none ? pyb::object(one(std::uint8_t{1}).attr("view")("bool"))
+                        : pyb::object(pyb::none()));
     }
+    d["metric_masks"] = masks;
     d["counters"] = counters;
     d["reports"] = one(t_.reports);
     d["skipped_zero"] = one(t_.skipped_zero);

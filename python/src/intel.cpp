@@ -2,8 +2,8 @@
 // as columns. The same steps in the same order, through the same library
 // calls: the input kind (a recording is recognised by its first record), the
 // format (from the options, or from a recording's DEVICE_INFO), the metric
-// set (metric_columns.hpp, the tool's loader), rows evaluated a block at a
-// time (metric_rows.hpp), so every cell has the tool's bits.
+// set (pipeline/metric_columns.hpp, the tool's loader), rows evaluated a block at a
+// time (pipeline/metric_rows.hpp), so every cell has the tool's bits.
 #include "hwpc/intel.hpp"
 
 #include <optional>
@@ -20,8 +20,9 @@
 #include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/intel/xe_stream.hpp"
 #include "hwpc/metrics/intel_device.hpp"
-#include "metric_columns.hpp"
-#include "metric_rows.hpp"
+#include "hwpc/pipeline/intel_totals.hpp"
+#include "hwpc/pipeline/metric_columns.hpp"
+#include "hwpc/pipeline/metric_rows.hpp"
 #include "module.hpp"
 #include "source.hpp"
 
@@ -140,7 +141,7 @@ void resolve_format(const intel_options& o, capture_info& c) {
 template <class Source>
 accounting drive(const Source& src, const capture_info& c, metrics::row_metrics* m,
                  bool per_row_metrics, output::row_writer& w, std::size_t counters) {
-  std::optional<cli::metric_rows> held;
+  std::optional<pipeline::metric_rows> held;
   if (m != nullptr && per_row_metrics) held.emplace(*m, counters, w);
   const accounting acc =
       intel::for_each_row(src, intel::generation_of(c.plat), c.rows, [&](row& r) {
@@ -248,8 +249,8 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = c.frequency;
       metrics::device_values values = metrics::to_device_values(dev);
       for (const auto& [k, v] : o.device_overrides) values[k] = v;
-      auto m =
-          cli::load_metric_columns(*o.metrics_file, o.metric_set, schema, values, o.arithmetic);
+      auto m = pipeline::load_metric_columns(*o.metrics_file, o.metric_set, schema, values,
+                                             o.arithmetic);
       if (!m) {
         if (m.error_value().code == errc::unknown_name) {
           throw usage_failure("--metrics: " + m.error_value().describe());
@@ -291,7 +292,14 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
     } else if (c.kind == input_kind::raw) {
       auto buf = intel::report_buffer::make(bytes, *c.format);
       if (!buf) fail_input(name, buf.error_value());
-      acc = drive(intel::raw_capture(*buf), c, mc, per_row, *w, nc);
+      if (totals && !o.context) {
+        // The tool's way to total a raw capture (pipeline/intel_totals.hpp).
+        intel::raw_totals r = intel::total_raw(*buf, intel::generation_of(c.plat), mc);
+        acc = r.acc;
+        totals->set(std::move(r.totals), r.acc);
+      } else {
+        acc = drive(intel::raw_capture(*buf), c, mc, per_row, *w, nc);
+      }
     } else if (c.kind == input_kind::xe_stream) {
       auto st = intel::xe_stream::make(bytes, *c.xe, o.xe_losses);
       if (!st) fail_input(name, st.error_value());

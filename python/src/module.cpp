@@ -13,6 +13,7 @@
 #include "hwpc/expr.hpp"
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/formats_xe.hpp"
+#include "hwpc/pipeline/identify.hpp"
 #include "source.hpp"
 
 #ifndef HWPC_VERSION
@@ -105,6 +106,28 @@ pyb::object eval(const std::string& text, const pyb::dict& vars, const std::stri
 
 }  // namespace hwpc::py
 
+namespace hwpc::py {
+namespace {
+
+// hwpc.identify: the library's identify() (pipeline/identify.hpp).
+pyb::dict identify_source(const pyb::object& source) {
+  input_source in(source);
+  identity id;
+  {
+    pyb::gil_scoped_release unlocked;
+    id = identify(in.bytes());
+  }
+  pyb::dict d;
+  d["vendor"] = std::string(to_string(id.vendor));
+  d["input_kind"] = id.input_kind;
+  d["device"] = id.device;
+  d["why"] = id.why;
+  return d;
+}
+
+}  // namespace
+}  // namespace hwpc::py
+
 PYBIND11_MODULE(_hwpc, m) {
   namespace pyb = pybind11;
   using namespace hwpc::py;
@@ -130,6 +153,8 @@ PYBIND11_MODULE(_hwpc, m) {
   });
   m.def("formats", &formats, "Every Intel OA report format, as `hwpc formats --json` lists them.");
   m.def("eval", &eval, pyb::arg("expr"), pyb::arg("vars"), pyb::arg("syntax"));
+  m.def("identify", &hwpc::py::identify_source, pyb::arg("source"),
+        "What a capture is: vendor, input kind, platform or GPU, and why.");
   bind_intel(m);
   bind_mali(m);
   bind_adreno(m);

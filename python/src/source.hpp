@@ -18,7 +18,7 @@
 
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
-#include "mapped_file.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
 
 namespace hwpc::py {
 
@@ -52,7 +52,7 @@ class input_source {
   explicit input_source(const pyb::object& source) {
     if (pyb::isinstance<pyb::str>(source) || pyb::hasattr(source, "__fspath__")) {
       name_ = pyb::str(pyb::module_::import("os").attr("fspath")(source));
-      auto m = cli::mapped_file::open(name_);
+      auto m = pipeline::mapped_file::open(name_);
       if (!m) {
         // The tool prints the error's message alone here (it names the path).
         const error& e = m.error_value();
@@ -83,7 +83,7 @@ class input_source {
 
  private:
   std::string name_;
-  std::optional<cli::mapped_file> file_;
+  std::optional<pipeline::mapped_file> file_;
   std::optional<pyb::buffer_info> view_;
   byte_span bytes_;
 };

@@ -62,13 +62,17 @@ def tool_json_accounting(*args):
     return last.get("accounting")
 
 
+def _missing(a, i):
+    return np.ma.getmaskarray(a)[i]
+
+
 def assert_rows_equal_csv(rows, header, table):
-    """Every column of `rows` equals the tool's CSV, row for row."""
+    """The columns of `rows` are the tool's CSV: the same names in the same
+    order, every cell equal, and a cell missing exactly where the CSV's is empty."""
+    assert list(rows.columns) == header, (list(rows.columns), header)
     assert len(rows) == len(table), (len(rows), len(table))
     cols = rows.columns
-    lost = cols["lost"]
     for j, name in enumerate(header):
-        assert name in cols, "column %s missing from %s" % (name, list(cols))
         a = cols[name]
         texts = [r[j] for r in table]
         kind = rows.schema["columns"][name]["kind"]
@@ -77,26 +81,55 @@ def assert_rows_equal_csv(rows, header, table):
         elif name == "lost":
             assert a.dtype == np.bool_
             assert [("1" if v else "0") for v in a] == texts, name
-        elif name == "ctx_id":
-            assert a.dtype == np.int64
-            assert [("" if v < 0 else str(v)) for v in a] == texts, name
         elif kind == "metric":
             assert a.dtype == np.float64, name
             for i, t in enumerate(texts):
                 if t == "":
-                    assert math.isnan(a[i]), (name, i, a[i])
+                    assert _missing(a, i), (name, i, a[i])
                 else:
-                    assert a[i] == float(t) or (math.isnan(a[i]) and t.lower() == "nan"), \
-                        (name, i, a[i], t)
+                    v = np.ma.getdata(a)[i]
+                    assert not _missing(a, i), (name, i)
+                    assert v == float(t) or (math.isnan(v) and t.lower() == "nan"), \
+                        (name, i, v, t)
         else:
-            # report, offset, timestamp and the counters: integers, empty on a loss row.
-            want = np.uint64 if kind == "counter" or name == "timestamp" else np.int64
+            # report, offset, timestamp, the counters and ctx_id: integers, missing where
+            # the CSV's cell is empty (a loss row's timestamp and counters, an unknown context).
+            want = {"report": np.int64, "offset": np.int64, "ctx_id": np.uint32}.get(name,
+                                                                                  np.uint64)
             assert a.dtype == want, (name, a.dtype)
+            data = np.ma.getdata(a)
             for i, t in enumerate(texts):
                 if t == "":
-                    assert lost[i], (name, i)
-                    if kind == "counter":
-                        assert a[i] == 0
+                    assert _missing(a, i), (name, i)
                 else:
-                    assert int(a[i]) == int(t), (name, i, a[i], t)
-    assert (cols["begin"] <= cols["end"]).all()
+                    assert not _missing(a, i) and int(data[i]) == int(t), (name, i, a[i], t)
+
+
+def assert_packets_equal_tool(df, path, *flags):
+    """hwpc.adreno.packets' DataFrame is `hwpc adreno --packets --output csv`:
+    the same columns in the same order and every field equal (numbers the
+    tool writes in hex compared as numbers, an empty field as missing)."""
+    header, table = tool_csv("adreno", "--packets", "--output", "csv", *flags, path)
+    assert list(df.columns) == header, (list(df.columns), header)
+    assert len(df) == len(table), (len(df), len(table))
+    hexed = {"gpu_address", "id"}
+    for j, name in enumerate(header):
+        got = df[name].tolist()
+        for i, t in enumerate(r[j] for r in table):
+            v = got[i]
+            if t == "":
+                assert v is None or v is pd_na() or (name == "payload" and v == ""), \
+                    (name, i, v)
+            elif name in hexed:
+                assert int(v) == int(t, 16), (name, i, v, t)
+            elif name in ("pass", "name", "payload", "event_name"):
+                assert v == t, (name, i, v, t)
+            else:
+                assert int(v) == int(t), (name, i, v, t)
+    return table
+
+
+def pd_na():
+    import pandas as pd
+
+    return pd.NA

@@ -27,6 +27,11 @@ enum class errc : std::uint8_t {
   unknown_name,    // formula refers to a name that is not bound
   out_of_range,    // a number or index outside what is representable
   io,              // the operating system refused (open, map, read)
+  // The caller's options, not the input: options that cannot go together, a
+  // missing one the input does not supply, one that contradicts the input.
+  // The doors tell it apart by this code (the tool's exit status 1 rather
+  // than 2, Python's ValueError rather than hwpc.DecodeError).
+  usage,
 };
 
 constexpr std::string_view to_string(errc e) noexcept {
@@ -51,6 +56,8 @@ constexpr std::string_view to_string(errc e) noexcept {
       return "out of range";
     case errc::io:
       return "i/o error";
+    case errc::usage:
+      return "usage";
   }
   return "error";
 }
@@ -84,6 +91,12 @@ struct error {
 inline error make_error(errc code, std::size_t offset, std::string message) {
   return error{code, offset, std::move(message), error_anchor::byte_offset};
 }
+
+// A usage error: anchored nowhere; its message is the whole text a door prints.
+inline error usage_error(std::string message) {
+  return error{errc::usage, 0, std::move(message), error_anchor::none};
+}
+inline bool is_usage(const error& e) noexcept { return e.code == errc::usage; }
 
 // A minimal std::expected stand-in (C++20 has none).
 template <class T>

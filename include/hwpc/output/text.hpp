@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "hwpc/core/row.hpp"
+#include "hwpc/core/row_writer.hpp"
 #include "hwpc/output/utf8.hpp"
 
 namespace hwpc::output {
@@ -249,13 +250,7 @@ class text_buffer {
   std::size_t used_ = 0;
 };
 
-// Receives a capture's rows in order; the writers of output/ implement it.
-class row_writer {
- public:
-  virtual ~row_writer() = default;
-  virtual void write(const row& r) = 0;
-  // After the last row; `acc` says where every record went.
-  virtual void end(const accounting& acc) = 0;
-};
+// The writers of output/ implement the row contract's receiver (core/row_writer.hpp).
+using hwpc::row_writer;
 
 }  // namespace hwpc::output

@@ -23,7 +23,7 @@
 #include "hwpc/metrics/binding.hpp"
 #include "hwpc/output/text.hpp"
 
-namespace hwpc::cli {
+namespace hwpc::pipeline {
 
 class metric_rows {
  public:
@@ -123,4 +123,4 @@ class metric_rows {
   std::vector<cell*> cell_ptrs_;
 };
 
-}  // namespace hwpc::cli
+}  // namespace hwpc::pipeline

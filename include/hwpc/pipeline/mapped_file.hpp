@@ -18,7 +18,7 @@
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
 
-namespace hwpc::cli {
+namespace hwpc::pipeline {
 
 class mapped_file {
  public:
@@ -95,4 +95,4 @@ class mapped_file {
   std::size_t size_ = 0;
 };
 
-}  // namespace hwpc::cli
+}  // namespace hwpc::pipeline

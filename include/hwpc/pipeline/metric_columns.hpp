@@ -16,7 +16,7 @@
 #include "hwpc/metrics/metric_set.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
 
-namespace hwpc::cli {
+namespace hwpc::pipeline {
 
 // Said after "no such file": where a user not holding the files gets them.
 inline constexpr std::string_view metric_files_source =
@@ -89,4 +89,4 @@ inline std::optional<std::pair<std::string, expr::value>> parse_device_var(const
   return std::nullopt;
 }
 
-}  // namespace hwpc::cli
+}  // namespace hwpc::pipeline

@@ -1,0 +1,124 @@
+// One writer factory and one check of the output options for every door and
+// vendor: `--output csv|json|perfetto|chrome-json|html` with or without
+// `--summary` is checked here once (check_output), and make_writer builds the
+// row_writer the choice names from the parts a vendor supplies (the HTML
+// report's facts, the Perfetto track tree, the clock, the metrics of the
+// totals). The writers themselves know no vendor (core/row.hpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "hwpc/core/error.hpp"
+#include "hwpc/core/row.hpp"
+#include "hwpc/output/chrome_json.hpp"
+#include "hwpc/output/csv.hpp"
+#include "hwpc/output/html/report_writer.hpp"
+#include "hwpc/output/json.hpp"
+#include "hwpc/output/perfetto/trace_writer.hpp"
+#include "hwpc/output/summary.hpp"
+#include "hwpc/output/text.hpp"
+
+namespace hwpc::output {
+
+enum class writer_kind : unsigned char { csv, json, perfetto, chrome_json, html };
+
+struct output_choice {
+  writer_kind kind = writer_kind::csv;
+  bool summary = false;  // one row of totals (csv or json)
+};
+
+// `output`: the option's text; `rows`: what one row is ("interval",
+// "sample", "result"), for the message; `binary_to_terminal`: standard
+// output is a terminal (a Perfetto trace is binary). Errors are usage errors.
+inline result<output_choice> check_output(std::string_view output, bool summary,
+                                          std::string_view rows, bool binary_to_terminal) {
+  output_choice c;
+  c.summary = summary;
+  if (output == "csv") {
+    c.kind = writer_kind::csv;
+  } else if (output == "json") {
+    c.kind = writer_kind::json;
+  } else if (output == "perfetto") {
+    c.kind = writer_kind::perfetto;
+  } else if (output == "chrome-json") {
+    c.kind = writer_kind::chrome_json;
+  } else if (output == "html") {
+    c.kind = writer_kind::html;
+  } else {
+    return usage_error("--output must be csv, json, perfetto, chrome-json or html, not '" +
+                       std::string(output) + "'");
+  }
+  if (summary && c.kind == writer_kind::html) {
+    return usage_error("--summary and --output html: the report holds the totals already");
+  }
+  if (summary && (c.kind == writer_kind::perfetto || c.kind == writer_kind::chrome_json)) {
+    return usage_error("--summary writes one row of totals as csv or json, not " +
+                       std::string(output) + ": drop --summary for a trace of every " +
+                       std::string(rows) + ", or use --output csv|json");
+  }
+  if (c.kind == writer_kind::perfetto && !summary && binary_to_terminal) {
+    return usage_error("--output perfetto writes binary; redirect stdout to a file");
+  }
+  return c;
+}
+
+// What a vendor adds to the rows for some writers.
+struct writer_parts {
+  std::string title;                             // the trace's root track / process name
+  totals_metric_fn totals_metrics;               // the metrics of the totals (summary, HTML)
+  html::report_options report;                   // html: the page's title and facts
+  std::optional<perfetto::track_layout> tracks;  // perfetto: the vendor's track tree
+  std::string metric_group;  // perfetto without `tracks`: the metrics' group track
+  std::function<std::int64_t(std::uint64_t)> to_ns;  // traces: ticks to ns (else the schema's)
+};
+
+struct made_writer {
+  std::unique_ptr<row_writer> writer;
+  html::report_writer* report = nullptr;  // the HTML writer, for facts known after the rows
+};
+
+inline made_writer make_writer(const output_choice& c, text_buffer& out, const row_schema& s,
+                               writer_parts parts) {
+  made_writer m;
+  if (c.summary) {
+    m.writer = std::make_unique<summary_writer>(out, s, c.kind == writer_kind::json,
+                                                std::move(parts.totals_metrics));
+    return m;
+  }
+  switch (c.kind) {
+    case writer_kind::json:
+      m.writer = std::make_unique<json_writer>(out, s);
+      break;
+    case writer_kind::html: {
+      auto r = std::make_unique<html::report_writer>(out, s, std::move(parts.report),
+                                                     std::move(parts.totals_metrics));
+      m.report = r.get();
+      m.writer = std::move(r);
+      break;
+    }
+    case writer_kind::perfetto:
+      if (parts.tracks) {
+        m.writer = std::make_unique<perfetto::trace_writer>(
+            out, s, parts.title, std::move(*parts.tracks), std::move(parts.to_ns));
+      } else {
+        m.writer = std::make_unique<perfetto::trace_writer>(out, s, parts.title, parts.metric_group,
+                                                            std::move(parts.to_ns));
+      }
+      break;
+    case writer_kind::chrome_json:
+      m.writer = std::make_unique<chrome_json_writer>(out, s, parts.title, std::move(parts.to_ns));
+      break;
+    case writer_kind::csv:
+      m.writer = std::make_unique<csv_writer>(out, s);
+      break;
+  }
+  return m;
+}
+
+}  // namespace hwpc::output
