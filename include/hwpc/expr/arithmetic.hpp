@@ -91,7 +91,11 @@ constexpr std::uint32_t product_node(builder& b, const factor_product& p) {
 // The program with every such chain rewritten (see above); other nodes are
 // rebuilt unchanged. Nodes only the old chains used are left for compact().
 // `values`: nodes that are the value of a metric another formula refers to.
-constexpr program exact_quotients(const program& p, std::span<const std::uint32_t> values = {}) {
+// `literal`: roots of formulas to leave as written (a metric whose formula is
+// already metrics-discovery's own, metrics/mdapi.hpp): no node they use is
+// part of a chain, except through a metric value they refer to.
+constexpr program exact_quotients(const program& p, std::span<const std::uint32_t> values = {},
+                                  std::span<const std::uint32_t> literal = {}) {
   const std::size_t n = p.nodes.size();
   // Which UMUL/UDIV nodes are part of a chain used as a double: the operand
   // of a to_f64, and (backwards) the UMUL/UDIV operands of such nodes.
@@ -101,12 +105,31 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
   for (const std::uint32_t o : values) {
     if (o < n) is_output[o] = 1;
   }
+  std::vector<char> is_literal_root(n, 0), as_written(n, 0);
+  for (const std::uint32_t o : literal) {
+    if (o < n) is_literal_root[o] = as_written[o] = 1;
+  }
+  for (std::size_t i = n; i-- > 0;) {
+    if (!as_written[i] || p.nodes[i].code == op::input || p.nodes[i].code == op::constant) {
+      continue;
+    }
+    const std::uint8_t arity = info(p.nodes[i].code).arity;
+    const std::uint32_t operands[3] = {p.nodes[i].a, p.nodes[i].b, p.nodes[i].c};
+    for (std::uint8_t k = 0; k < arity; ++k) {
+      const std::uint32_t j = operands[k];
+      // A metric value the formula refers to follows its own metric's rule.
+      if (!is_output[j] || is_literal_root[j]) as_written[j] = 1;
+    }
+  }
   std::vector<char> in_chain(n, 0);
   auto chainable = [&](std::uint32_t j) {
-    return !is_output[j] && (p.nodes[j].code == op::umul || p.nodes[j].code == op::udiv);
+    return !is_output[j] && !as_written[j] &&
+           (p.nodes[j].code == op::umul || p.nodes[j].code == op::udiv);
   };
   for (std::size_t i = 0; i < n; ++i) {
-    if (p.nodes[i].code == op::to_f64 && chainable(p.nodes[i].a)) in_chain[p.nodes[i].a] = 1;
+    if (p.nodes[i].code == op::to_f64 && !as_written[i] && chainable(p.nodes[i].a)) {
+      in_chain[p.nodes[i].a] = 1;
+    }
   }
   for (std::size_t i = n; i-- > 0;) {
     if (!in_chain[i]) continue;
@@ -151,7 +174,7 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
       r = b.input(static_cast<std::uint32_t>(x.imm), x.type);
     } else if (rewritten(static_cast<std::uint32_t>(i))) {
       r = value_of(static_cast<std::uint32_t>(i), std::nullopt);
-    } else if (x.code == op::fdiv && rewritten(x.a)) {
+    } else if (x.code == op::fdiv && !as_written[i] && rewritten(x.a)) {
       r = value_of(x.a, remap[x.b]);
     } else {
       r = b.make(x.code, remap[x.a], remap[x.b], remap[x.c]);
@@ -179,8 +202,9 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
 
 // The program as `a` computes it.
 constexpr program with_arithmetic(const program& p, arithmetic a,
-                                  std::span<const std::uint32_t> values = {}) {
-  return a == arithmetic::mdapi ? exact_quotients(p, values) : p;
+                                  std::span<const std::uint32_t> values = {},
+                                  std::span<const std::uint32_t> literal = {}) {
+  return a == arithmetic::mdapi ? exact_quotients(p, values, literal) : p;
 }
 
 }  // namespace hwpc::expr
