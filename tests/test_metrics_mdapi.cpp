@@ -558,6 +558,11 @@ TEST(MetricsMdapi, DecidedDifferencesAreExactlyTheFilesOtherDefinitions) {
                         .c_str());
       }
     }
+    std::printf(
+        "[ mdapi ] %s: the file's formulas differ from MDAPI in %zu metrics with exact quotients "
+        "(the rule used before), %zu with IGT's truncation; %zu of them are decided "
+        "differences\n",
+        chip.c_str(), exact.differ.size(), igt.differ.size(), neither.size());
     for (const auto& k : neither) {
       std::printf("[ mdapi definition ] %s %s: %s\n", chip.c_str(), k.c_str(),
                   exact.differ.at(k).c_str());
@@ -568,13 +573,43 @@ TEST(MetricsMdapi, DecidedDifferencesAreExactlyTheFilesOtherDefinitions) {
               arithmetic_only);
 }
 
+// The section of docs/expressions.md on the decided differences.
+std::string docs_section() {
+  const auto path =
+      std::filesystem::path(HWPC_TEST_DATA_DIR) / ".." / ".." / "docs" / "expressions.md";
+  std::FILE* f = std::fopen(path.string().c_str(), "rb");
+  EXPECT_NE(f, nullptr) << path;
+  if (f == nullptr) return {};
+  std::string text;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  const std::size_t at = text.find("### Where metrics-discovery and the metric files disagree");
+  EXPECT_NE(at, std::string::npos);
+  if (at == std::string::npos) return {};
+  return text.substr(at, text.find("\n## ", at) - at);
+}
+
+// The docs name every decided difference, and the table has the rows they count.
+TEST(MetricsMdapi, DocsNameEveryDecidedDifference) {
+  const std::string section = docs_section();
+  for (const md::difference_row& d : md::differences) {
+    EXPECT_NE(section.find("`" + std::string(d.symbol) + "`"), std::string::npos) << d.symbol;
+    EXPECT_NE(section.find(std::string(d.set)), std::string::npos) << d.set;
+  }
+  EXPECT_NE(section.find("67"), std::string::npos) << "the row count";
+  EXPECT_EQ(std::size(md::differences), 67u);
+}
+
 // What only MDAPI defines is named in the docs (docs/expressions.md).
 TEST(MetricsMdapi, MetricsOnlyMdapiDefinesAreListed) {
   if (!std::filesystem::exists(mdapi_dir)) GTEST_SKIP() << "../shared is absent: " << mdapi_dir;
+  const std::string section = docs_section();
   for (const loaded_case& lc : load_cases()) {
     const outcome o = compare_platform(lc.pc, *lc.mp, lc.sets, md::definitions::mdapi);
     for (const auto& k : o.mdapi_only) {
       std::printf("[ mdapi only ] %s %s\n", std::string(lc.mp->chipset).c_str(), k.c_str());
+      EXPECT_NE(section.find("`" + k.substr(k.find(' ') + 1) + "`"), std::string::npos) << k;
     }
   }
 }
