@@ -410,6 +410,9 @@ outcome compare_platform(const platform_case& pc, const md::platform_def& mp,
       std::vector<std::uint64_t> raw(source.size());
       std::vector<hwpc::expr::value> out(b->size());
       std::size_t n = 0;
+      // Inputs as columns and the scalar evaluator's bits, for the batch one.
+      std::vector<std::vector<std::uint64_t>> in_cols(source.size());
+      std::vector<std::vector<std::uint64_t>> scalar_bits(b->size());
       hi::for_each_interval(*buf, hi::generation_of(pc.platform), [&](const hi::interval& iv) {
         ++n;
         for (std::size_t k = 0; k < source.size(); ++k) {
@@ -418,6 +421,8 @@ outcome compare_platform(const platform_case& pc, const md::platform_def& mp,
                                                  : 0;
         }
         ASSERT_TRUE(b->evaluate(raw, out));
+        for (std::size_t k = 0; k < source.size(); ++k) in_cols[k].push_back(raw[k]);
+        for (std::size_t i = 0; i < b->size(); ++i) scalar_bits[i].push_back(out[i].bits);
         const std::byte* last = bytes.data() + n * f->size;
         const std::vector<typed> want = ref.values(last - f->size, last);
         for (std::size_t i = 0; i < b->size(); ++i) {
@@ -431,6 +436,17 @@ outcome compare_platform(const platform_case& pc, const md::platform_def& mp,
         }
       });
       EXPECT_EQ(n, 63u) << set.symbol_name;
+      // The batch evaluator gives the scalar one's bits.
+      auto ev = b->batch();
+      std::vector<const std::uint64_t*> ins;
+      for (const auto& c : in_cols) ins.push_back(c.data());
+      std::vector<std::vector<std::uint64_t>> batch_out(b->size(), std::vector<std::uint64_t>(n));
+      std::vector<std::uint64_t*> outs;
+      for (auto& c : batch_out) outs.push_back(c.data());
+      EXPECT_TRUE(ev.evaluate(ins, n, outs));
+      for (std::size_t i = 0; i < b->size(); ++i) {
+        EXPECT_EQ(batch_out[i], scalar_bits[i]) << set.symbol_name << " " << (*b)[i].symbol_name;
+      }
     }
   }
   return o;
@@ -575,8 +591,8 @@ TEST(MetricsMdapi, DecidedDifferencesAreExactlyTheFilesOtherDefinitions) {
 
 // The section of docs/expressions.md on the decided differences.
 std::string docs_section() {
-  const auto path =
-      std::filesystem::path(HWPC_TEST_DATA_DIR) / ".." / ".." / "docs" / "expressions.md";
+  const auto path = std::filesystem::path(HWPC_TEST_DATA_DIR).parent_path().parent_path() / "docs" /
+                    "expressions.md";
   std::FILE* f = std::fopen(path.string().c_str(), "rb");
   EXPECT_NE(f, nullptr) << path;
   if (f == nullptr) return {};

@@ -238,7 +238,11 @@ class translator {
   // device variable.
   std::optional<std::string> symbol(std::string_view name, const metric_def* self, int depth) {
     if (const metric_def* x = find(p_, set_, name); x && x != self) return read(*x, depth + 1);
-    return "$" + std::string(name);
+    for (const std::string& v : intel_device_variables()) {
+      if (v == name) return "$" + std::string(name);
+    }
+    if (is_intel_topology_variable(name)) return "$" + std::string(name);
+    return fail("reads " + std::string(name) + ", which is no device variable hwpc knows");
   }
 
   template <class Leaf>
