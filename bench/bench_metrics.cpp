@@ -162,8 +162,10 @@ inline std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
 inline double dbl(std::uint64_t u) { return static_cast<double>(u); }
 // FADD of counters converts each to double. A percentage of the EU-clocks
 // ("X $EuCoresTotalCount UDIV 100 UMUL $GpuCoreClocks FDIV") is computed with
-// metrics-discovery's arithmetic, the default: X * 100 / (EUs * clocks), no
-// truncation (docs/expressions.md).
+// the exact-quotient rule: X * 100 / (EUs * clocks), no truncation. These
+// loops compute the files' formulas (mdapi::definitions::file); the default,
+// metrics-discovery's own definitions, is measured as batch_mdapi
+// (docs/expressions.md, docs/performance.md).
 
 void skl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std::uint64_t*>& out) {
   const hm::bound_set& b = *rb.set;

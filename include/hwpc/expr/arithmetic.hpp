@@ -28,6 +28,11 @@
 // (plain products) and chains whose result stays an integer (GpuTime's
 // "... 1000000000 UMUL $GpuTimestampFrequency UDIV") are left as they are:
 // metrics-discovery divides those in integers too.
+//
+// For the sets metrics-discovery itself defines (HSW, SKL GT2, TGL GT2, LNL,
+// BMG, PTL), metrics/mdapi.hpp goes further: each metric is compiled from
+// MDAPI's own definition, which says exactly where MDAPI truncates; those
+// formulas are passed here as `literal` and left as written.
 #pragma once
 
 #include <cstdint>
