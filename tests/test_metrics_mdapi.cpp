@@ -332,6 +332,40 @@ bool agree(double h, double m) {
   return std::fabs(h - m) <= 2e-5 * scale;
 }
 
+// Panther Lake has MDAPI definitions but no metric file: every metric of
+// its OA sets translates onto the 576-byte PEC layout the Xe2 files name
+// (a set made of MDAPI's own symbols stands in for the file's).
+TEST(MetricsMdapi, EveryPantherLakeMetricTranslates) {
+  const md::platform_def* p = md::platform_of("PTL");
+  ASSERT_NE(p, nullptr);
+  std::map<std::string, hm::metric_set> sets;
+  for (const md::metric_def& m : p->metrics) {
+    if (m.group != md::oa_group) continue;
+    hm::metric_set& s = sets[std::string(m.set)];
+    s.symbol_name = std::string(m.set);
+    s.chipset = "PTL";
+    s.oa_format = "576B_PEC64LL";
+    hm::metric x;
+    x.symbol_name = std::string(m.symbol);
+    s.metrics.push_back(x);
+  }
+  std::size_t translated = 0, failed = 0;
+  for (const auto& [name, s] : sets) {
+    for (const hm::metric& m : s.metrics) {
+      std::string why;
+      if (md::translate(*p, s, m.symbol_name, &why)) {
+        ++translated;
+      } else {
+        ++failed;
+        std::printf("[ ptl ] %s %s: %s\n", name.c_str(), m.symbol_name.c_str(), why.c_str());
+      }
+    }
+  }
+  std::printf("[ ptl ] %zu metrics translate, %zu do not\n", translated, failed);
+  EXPECT_GT(translated, 400u);
+  EXPECT_EQ(failed, 0u);
+}
+
 #ifdef HWPC_HAVE_PUGIXML
 
 struct outcome {
