@@ -44,8 +44,6 @@ mdapi=../shared/data/intel-mdapi
 if [ ! -f "$mdapi/md_metric_sets_TGL_GT2.cpp" ]; then
   echo "check-generated: $mdapi is absent; skipping the metrics-discovery table check"
 else
-  mkdir -p "$tmp/mdapi"
-  cp include/hwpc/metrics/mdapi/table.hpp "$tmp/mdapi/"
   python3 scripts/gen/mdapi_tables.py --data "$mdapi" --out "$tmp/mdapi"
   if ! diff -ru include/hwpc/metrics/mdapi "$tmp/mdapi"; then
     echo "check-generated: include/hwpc/metrics/mdapi differs from the generator's output;"

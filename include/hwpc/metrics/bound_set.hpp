@@ -27,7 +27,7 @@
 #include "hwpc/expr/ir.hpp"
 #include "hwpc/expr/passes.hpp"
 #include "hwpc/expr/symbols.hpp"
-#include "hwpc/metrics/mdapi/differences.hpp"
+#include "hwpc/metrics/mdapi_differences.hpp"
 #include "hwpc/metrics/set_definition.hpp"
 
 namespace hwpc::metrics {

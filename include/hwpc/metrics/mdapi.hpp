@@ -2,7 +2,7 @@
 // formula.
 //
 // The metric files were converted from MDAPI, but one RPN per metric cannot
-// say everything MDAPI's four equations say (mdapi/table.hpp): which integer
+// say everything MDAPI's four equations say (mdapi_table.hpp): which integer
 // divisions truncate (those of the read equation, on the deltas, and those a
 // normalization spells with UDIV) and which are exact (its GpuDuration and
 // EuAggrDuration normalizations). translate() writes MDAPI's definition as
@@ -29,7 +29,7 @@
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/formats_xe.hpp"
 #include "hwpc/intel/platform.hpp"
-#include "hwpc/metrics/mdapi/differences.hpp"
+#include "hwpc/metrics/mdapi_differences.hpp"
 #include "hwpc/metrics/mdapi/index.hpp"
 #include "hwpc/metrics/report_type.hpp"
 #include "hwpc/metrics/set_definition.hpp"

@@ -7,7 +7,7 @@
 
 #include <array>
 
-#include "hwpc/metrics/mdapi/table.hpp"
+#include "hwpc/metrics/mdapi_table.hpp"
 #include "hwpc/metrics/mdapi/hsw.hpp"
 #include "hwpc/metrics/mdapi/skl_gt2.hpp"
 #include "hwpc/metrics/mdapi/tgl_gt2.hpp"
