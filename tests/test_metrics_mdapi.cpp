@@ -332,6 +332,50 @@ bool agree(double h, double m) {
   return std::fabs(h - m) <= 2e-5 * scale;
 }
 
+// A metric marked literal_arithmetic (MDAPI's own formula) is computed as
+// written under arithmetic::mdapi; the others keep the exact quotients, and
+// a literal formula referring to another metric reads that metric's value
+// as its own rule computes it.
+TEST(MetricsMdapi, LiteralMetricsKeepTheirTruncations) {
+  hm::metric_set s;
+  s.symbol_name = "Hand";
+  auto add = [&](const char* sym, const char* eq, bool literal) {
+    hm::metric m;
+    m.symbol_name = sym;
+    m.type = hm::data_type::float64;
+    m.equation = eq;
+    m.literal_arithmetic = literal;
+    s.metrics.push_back(m);
+  };
+  add("Exact", "A 0 READ 7 UDIV 100 UMUL A 1 READ FDIV", false);
+  // The same chain as Exact's (one set of shared nodes), as written.
+  add("Literal", "A 0 READ 7 UDIV 100 UMUL A 1 READ 2 UMUL FDIV", true);
+  add("LiteralOfExact", "$Exact 2 FMUL", true);
+  add("ExactOfLiteral", "$Literal A 2 READ 3 UDIV FADD", false);
+  for (auto arith : {hwpc::expr::arithmetic::mdapi, hwpc::expr::arithmetic::igt}) {
+    hm::compile_options opt;
+    opt.arithmetic = arith;
+    auto c = hm::compile(s, opt);
+    ASSERT_TRUE(c) << c.error_value().describe();
+    auto b = c->bind({});
+    ASSERT_TRUE(b) << b.error_value().describe();
+    std::vector<std::uint64_t> raw(b->inputs().size());
+    for (std::size_t k = 0; k < raw.size(); ++k) {
+      const std::string& n = b->inputs()[k].name;
+      raw[k] = n == "A0" ? 100 : n == "A1" ? 1000 : 10;  // A2 = 10
+    }
+    std::vector<hwpc::expr::value> out(b->size());
+    ASSERT_TRUE(b->evaluate(raw, out));
+    const bool exact = arith == hwpc::expr::arithmetic::mdapi;
+    EXPECT_DOUBLE_EQ(out[0].as_double(), exact ? 10000.0 / 7000.0 : 1.4);
+    EXPECT_DOUBLE_EQ(out[1].as_double(), 0.7);  // floor(100 / 7) * 100 / (1000 * 2)
+    EXPECT_DOUBLE_EQ(out[2].as_double(), 2 * out[0].as_double());
+    // floor(10 / 3) = 3 is a quotient used as a double: exact (10/3) when
+    // the formula is not literal, under mdapi.
+    EXPECT_DOUBLE_EQ(out[3].as_double(), 0.7 + (exact ? 10.0 / 3.0 : 3.0));
+  }
+}
+
 // Panther Lake has MDAPI definitions but no metric file: every metric of
 // its OA sets translates onto the 576-byte PEC layout the Xe2 files name
 // (a set made of MDAPI's own symbols stands in for the file's).

@@ -96,9 +96,17 @@ constexpr std::uint32_t product_node(builder& b, const factor_product& p) {
 // The program with every such chain rewritten (see above); other nodes are
 // rebuilt unchanged. Nodes only the old chains used are left for compact().
 // `values`: nodes that are the value of a metric another formula refers to.
-// `literal`: roots of formulas to leave as written (a metric whose formula is
-// already metrics-discovery's own, metrics/mdapi.hpp): no node they use is
-// part of a chain, except through a metric value they refer to.
+// `literal`: indices into p.outputs of formulas to leave as written (a metric
+// whose formula is already metrics-discovery's own, metrics/mdapi.hpp). They
+// are rebuilt unchanged beside the rewritten program (hash-consing shares
+// every node the rewrite does not touch), so a node two formulas share is
+// rewritten for the one and kept for the other; a metric value a literal
+// formula refers to is read as its own metric's rule computes it, and a
+// literal metric another formula refers to is read as written. (Values are
+// nodes: where a literal formula holds, as a part, the very formula of a
+// metric another one refers to, that part is read as the referred metric's
+// rule computes it; where two metrics share their whole formula and one is
+// literal, a reference to either reads the literal value.)
 constexpr program exact_quotients(const program& p, std::span<const std::uint32_t> values = {},
                                   std::span<const std::uint32_t> literal = {}) {
   const std::size_t n = p.nodes.size();
@@ -110,9 +118,11 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
   for (const std::uint32_t o : values) {
     if (o < n) is_output[o] = 1;
   }
-  std::vector<char> is_literal_root(n, 0), as_written(n, 0);
-  for (const std::uint32_t o : literal) {
-    if (o < n) is_literal_root[o] = as_written[o] = 1;
+  std::vector<char> is_literal_root(n, 0), as_written(n, 0), literal_output(p.outputs.size(), 0);
+  for (const std::uint32_t k : literal) {
+    if (k >= p.outputs.size() || p.outputs[k] >= n) continue;
+    literal_output[k] = 1;
+    is_literal_root[p.outputs[k]] = as_written[p.outputs[k]] = 1;
   }
   for (std::size_t i = n; i-- > 0;) {
     if (!as_written[i] || p.nodes[i].code == op::input || p.nodes[i].code == op::constant) {
@@ -128,11 +138,10 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
   }
   std::vector<char> in_chain(n, 0);
   auto chainable = [&](std::uint32_t j) {
-    return !is_output[j] && !as_written[j] &&
-           (p.nodes[j].code == op::umul || p.nodes[j].code == op::udiv);
+    return !is_output[j] && (p.nodes[j].code == op::umul || p.nodes[j].code == op::udiv);
   };
   for (std::size_t i = 0; i < n; ++i) {
-    if (p.nodes[i].code == op::to_f64 && !as_written[i] && chainable(p.nodes[i].a)) {
+    if (p.nodes[i].code == op::to_f64 && chainable(p.nodes[i].a)) {
       in_chain[p.nodes[i].a] = 1;
     }
   }
@@ -142,7 +151,7 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
     if (chainable(p.nodes[i].b)) in_chain[p.nodes[i].b] = 1;
   }
   builder b;
-  std::vector<std::uint32_t> remap(n, 0);
+  std::vector<std::uint32_t> remap(n, 0), plain(n, 0);
   std::vector<detail::fraction> frac(n);
   // A factor of a chain node's fraction: its operand j as a fraction.
   auto operand = [&](std::uint32_t j) {
@@ -179,12 +188,21 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
       r = b.input(static_cast<std::uint32_t>(x.imm), x.type);
     } else if (rewritten(static_cast<std::uint32_t>(i))) {
       r = value_of(static_cast<std::uint32_t>(i), std::nullopt);
-    } else if (x.code == op::fdiv && !as_written[i] && rewritten(x.a)) {
+    } else if (x.code == op::fdiv && rewritten(x.a)) {
       r = value_of(x.a, remap[x.b]);
     } else {
       r = b.make(x.code, remap[x.a], remap[x.b], remap[x.c]);
     }
     remap[i] = r;
+    if (as_written[i]) {
+      // As written: operands as written, but a metric value it refers to as
+      // that metric computes it.
+      auto pick = [&](std::uint32_t j) { return as_written[j] ? plain[j] : remap[j]; };
+      plain[i] = x.code == op::constant || x.code == op::input
+                     ? r
+                     : b.make(x.code, pick(x.a), pick(x.b), pick(x.c));
+      if (is_literal_root[i] && is_output[i]) remap[i] = plain[i];
+    }
     if (in_chain[i]) {
       const detail::fraction fa = operand(x.a), fb = operand(x.b);
       detail::fraction& f = frac[i];
@@ -200,7 +218,10 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
   }
   program out;
   out.inputs = p.inputs;
-  for (std::uint32_t o : p.outputs) out.outputs.push_back(remap[o]);
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+    const std::uint32_t o = p.outputs[k];
+    out.outputs.push_back(literal_output[k] ? plain[o] : remap[o]);
+  }
   out.nodes = std::move(b).take();
   return out;
 }

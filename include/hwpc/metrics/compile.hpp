@@ -91,9 +91,9 @@ class set_compiler {
       regs.emplace_back(add_output(*r));
     }
     p.nodes = std::move(b_).take();
-    std::vector<std::uint32_t> literal;  // roots of metrics MDAPI's definitions replaced
+    std::vector<std::uint32_t> literal;  // outputs of metrics MDAPI's definitions replaced
     for (std::size_t i = 0; i < set_.metrics.size(); ++i) {
-      if (set_.metrics[i].literal_arithmetic) literal.push_back(root_[i]);
+      if (set_.metrics[i].literal_arithmetic) literal.push_back(outs[i].equation);
     }
     out.prog_ =
         expr::compact(expr::with_arithmetic(p, opt_.arithmetic, referenced_, literal), false);

@@ -29,8 +29,8 @@
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/formats_xe.hpp"
 #include "hwpc/intel/platform.hpp"
-#include "hwpc/metrics/mdapi_differences.hpp"
 #include "hwpc/metrics/mdapi/index.hpp"
+#include "hwpc/metrics/mdapi_differences.hpp"
 #include "hwpc/metrics/report_type.hpp"
 #include "hwpc/metrics/set_definition.hpp"
 
@@ -306,7 +306,10 @@ inline std::optional<std::string> translate(const platform_def& p, const metric_
 // definition cannot be translated keeps the file's formula (tests/test_metrics_mdapi.cpp names
 // none).
 inline metric_set with_definitions(const metric_set& set, definitions choice) {
-  const platform_def* p = choice == definitions::file ? nullptr : platform_of(set.chipset);
+  // The translations are RPN: only the Intel files' syntax takes them.
+  const platform_def* p = choice == definitions::file || set.syntax != expr::syntax::rpn
+                              ? nullptr
+                              : platform_of(set.chipset);
   if (!p || !has_set(*p, set.symbol_name)) return set;
   metric_set out = set;
   for (metric& m : out.metrics) {
