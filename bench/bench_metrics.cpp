@@ -117,9 +117,15 @@ struct render_basic {
 
 // Counter deltas of plausible sizes (a 100 us interval at ~1 GHz), with some
 // idle intervals where every counter is zero (the divide-by-zero cases).
-render_basic make_render_basic(const hm::metric_set& def, const part& d) {
+// `definitions`: the hand-written loops compute the file's formulas
+// (definitions::file); the default compiles metrics-discovery's own
+// definitions (docs/expressions.md), measured as batch_mdapi.
+render_basic make_render_basic(const hm::metric_set& def, const part& d,
+                               hm::mdapi::definitions definitions = hm::mdapi::definitions::file) {
   render_basic rb;
-  auto compiled = hm::compile(def);
+  hm::compile_options opt;
+  opt.definitions = definitions;
+  auto compiled = hm::compile(def, opt);
   auto bound = compiled->bind(device(d));
   if (!bound) {
     std::fprintf(stderr, "note: binding %s failed: %s\n", def.symbol_name.c_str(),
@@ -156,8 +162,10 @@ inline std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
 inline double dbl(std::uint64_t u) { return static_cast<double>(u); }
 // FADD of counters converts each to double. A percentage of the EU-clocks
 // ("X $EuCoresTotalCount UDIV 100 UMUL $GpuCoreClocks FDIV") is computed with
-// metrics-discovery's arithmetic, the default: X * 100 / (EUs * clocks), no
-// truncation (docs/expressions.md).
+// the exact-quotient rule: X * 100 / (EUs * clocks), no truncation. These
+// loops compute the files' formulas (mdapi::definitions::file); the default,
+// metrics-discovery's own definitions, is measured as batch_mdapi
+// (docs/expressions.md, docs/performance.md).
 
 void skl_by_hand(const render_basic& rb, std::size_t rows, const std::vector<std::uint64_t*>& out) {
   const hm::bound_set& b = *rb.set;
@@ -672,11 +680,17 @@ struct corpus {
   std::size_t formulas = 0;
 };
 
-void compile_corpus(benchmark::State& st, const corpus* c) {
+// `definitions`: the default reads metrics-discovery's definitions for the
+// HSW, SKL GT2 and TGL GT2 files' sets; compile_corpus_file keeps the files'
+// formulas everywhere (docs/performance.md compares the two).
+void compile_corpus(benchmark::State& st, const corpus* c,
+                    hm::mdapi::definitions definitions = hm::mdapi::definitions::mdapi) {
+  hm::compile_options opt;
+  opt.definitions = definitions;
   for (auto _ : st) {
     std::size_t nodes = 0;
     for (const auto& set : c->sets) {
-      auto compiled = hm::compile(set);
+      auto compiled = hm::compile(set, opt);
       nodes += compiled ? compiled->ir().nodes.size() : 0;
     }
     benchmark::DoNotOptimize(nodes);
@@ -731,6 +745,7 @@ int main(int argc, char** argv) {
 #else
   static corpus all;
   static render_basic rbs[4];
+  static render_basic mdapi_rbs[4];  // the default: metrics-discovery's definitions
   const struct {
     const char* file;
     const char* gen;
@@ -755,6 +770,7 @@ int main(int argc, char** argv) {
       for (auto& s : *loaded) {
         for (int k = 0; k < 3; ++k) {
           if (s.symbol_name == "RenderBasic" && f.filename() == sets[k].file) {
+            mdapi_rbs[k] = make_render_basic(s, *sets[k].device, hm::mdapi::definitions::mdapi);
             rbs[k] = make_render_basic(s, *sets[k].device);
             rbs[k].gen = sets[k].gen;
             rbs[k].by_hand = sets[k].by_hand;
@@ -772,15 +788,20 @@ int main(int argc, char** argv) {
     if (auto xe = hm::load_xml_file((xe_metrics_dir / sets[3].file).string())) {
       for (const auto& s : *xe) {
         if (s.symbol_name != "RenderBasic") continue;
+        mdapi_rbs[3] = make_render_basic(s, *sets[3].device, hm::mdapi::definitions::mdapi);
         rbs[3] = make_render_basic(s, *sets[3].device);
         rbs[3].gen = sets[3].gen;
         rbs[3].by_hand = sets[3].by_hand;
       }
     }
-    for (auto& rb : rbs) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      render_basic& rb = rbs[k];
       if (rb.set && hand_written_matches(rb)) {
         const std::string base = "metric_set/RenderBasic/" + rb.gen;
         benchmark::RegisterBenchmark((base + "/batch").c_str(), batch, &rb);
+        if (mdapi_rbs[k].set) {
+          benchmark::RegisterBenchmark((base + "/batch_mdapi").c_str(), batch, &mdapi_rbs[k]);
+        }
         benchmark::RegisterBenchmark((base + "/batch_rows").c_str(), batch_rows, &rb)
             ->RangeMultiplier(2)
             ->Range(1024, 32768);
@@ -792,8 +813,12 @@ int main(int argc, char** argv) {
                      rb.gen.c_str());
       }
     }
-    benchmark::RegisterBenchmark("compile_corpus", compile_corpus, &all)
-        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("compile_corpus", [](benchmark::State& st) {
+      compile_corpus(st, &all, hm::mdapi::definitions::mdapi);
+    })->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("compile_corpus_file", [](benchmark::State& st) {
+      compile_corpus(st, &all, hm::mdapi::definitions::file);
+    })->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("tokenize_corpus", tokenize_corpus, &all)
         ->Unit(benchmark::kMillisecond);
   }

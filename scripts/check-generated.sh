@@ -5,6 +5,8 @@
 #  - Mali counter tables (include/hwpc/mali/gpus/): scripts/gen/mali_tables.py of ../shared/data/mali.
 #  - Adreno A6XX/A7XX counter tables (include/hwpc/adreno/generated/a6xx_counters.hpp, a7xx_counters.hpp):
 #    scripts/gen/adreno_counters.py of ../shared/docs/FACTS-adreno6.md.
+#  - metrics-discovery definitions (include/hwpc/metrics/mdapi/): scripts/gen/mdapi_tables.py of
+#    ../shared/data/intel-mdapi.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -36,4 +38,17 @@ else
     fi
   done
   echo "check-generated: the Adreno counter tables match $facts"
+fi
+
+mdapi=../shared/data/intel-mdapi
+if [ ! -f "$mdapi/md_metric_sets_TGL_GT2.cpp" ]; then
+  echo "check-generated: $mdapi is absent; skipping the metrics-discovery table check"
+else
+  python3 scripts/gen/mdapi_tables.py --data "$mdapi" --out "$tmp/mdapi"
+  if ! diff -ru include/hwpc/metrics/mdapi "$tmp/mdapi"; then
+    echo "check-generated: include/hwpc/metrics/mdapi differs from the generator's output;"
+    echo "run python3 scripts/gen/mdapi_tables.py and commit the result"
+    exit 1
+  fi
+  echo "check-generated: include/hwpc/metrics/mdapi matches $mdapi"
 fi

@@ -28,6 +28,11 @@
 // (plain products) and chains whose result stays an integer (GpuTime's
 // "... 1000000000 UMUL $GpuTimestampFrequency UDIV") are left as they are:
 // metrics-discovery divides those in integers too.
+//
+// For the sets metrics-discovery itself defines (HSW, SKL GT2, TGL GT2, LNL,
+// BMG, PTL), metrics/mdapi.hpp goes further: each metric is compiled from
+// MDAPI's own definition, which says exactly where MDAPI truncates; those
+// formulas are passed here as `literal` and left as written.
 #pragma once
 
 #include <cstdint>
@@ -91,7 +96,19 @@ constexpr std::uint32_t product_node(builder& b, const factor_product& p) {
 // The program with every such chain rewritten (see above); other nodes are
 // rebuilt unchanged. Nodes only the old chains used are left for compact().
 // `values`: nodes that are the value of a metric another formula refers to.
-constexpr program exact_quotients(const program& p, std::span<const std::uint32_t> values = {}) {
+// `literal`: indices into p.outputs of formulas to leave as written (a metric
+// whose formula is already metrics-discovery's own, metrics/mdapi.hpp). They
+// are rebuilt unchanged beside the rewritten program (hash-consing shares
+// every node the rewrite does not touch), so a node two formulas share is
+// rewritten for the one and kept for the other; a metric value a literal
+// formula refers to is read as its own metric's rule computes it, and a
+// literal metric another formula refers to is read as written. (Values are
+// nodes: where a literal formula holds, as a part, the very formula of a
+// metric another one refers to, that part is read as the referred metric's
+// rule computes it; where two metrics share their whole formula and one is
+// literal, a reference to either reads the literal value.)
+constexpr program exact_quotients(const program& p, std::span<const std::uint32_t> values = {},
+                                  std::span<const std::uint32_t> literal = {}) {
   const std::size_t n = p.nodes.size();
   // Which UMUL/UDIV nodes are part of a chain used as a double: the operand
   // of a to_f64, and (backwards) the UMUL/UDIV operands of such nodes.
@@ -101,12 +118,32 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
   for (const std::uint32_t o : values) {
     if (o < n) is_output[o] = 1;
   }
+  std::vector<char> is_literal_root(n, 0), as_written(n, 0), literal_output(p.outputs.size(), 0);
+  for (const std::uint32_t k : literal) {
+    if (k >= p.outputs.size() || p.outputs[k] >= n) continue;
+    literal_output[k] = 1;
+    is_literal_root[p.outputs[k]] = as_written[p.outputs[k]] = 1;
+  }
+  for (std::size_t i = n; i-- > 0;) {
+    if (!as_written[i] || p.nodes[i].code == op::input || p.nodes[i].code == op::constant) {
+      continue;
+    }
+    const std::uint8_t arity = info(p.nodes[i].code).arity;
+    const std::uint32_t operands[3] = {p.nodes[i].a, p.nodes[i].b, p.nodes[i].c};
+    for (std::uint8_t k = 0; k < arity; ++k) {
+      const std::uint32_t j = operands[k];
+      // A metric value the formula refers to follows its own metric's rule.
+      if (!is_output[j] || is_literal_root[j]) as_written[j] = 1;
+    }
+  }
   std::vector<char> in_chain(n, 0);
   auto chainable = [&](std::uint32_t j) {
     return !is_output[j] && (p.nodes[j].code == op::umul || p.nodes[j].code == op::udiv);
   };
   for (std::size_t i = 0; i < n; ++i) {
-    if (p.nodes[i].code == op::to_f64 && chainable(p.nodes[i].a)) in_chain[p.nodes[i].a] = 1;
+    if (p.nodes[i].code == op::to_f64 && chainable(p.nodes[i].a)) {
+      in_chain[p.nodes[i].a] = 1;
+    }
   }
   for (std::size_t i = n; i-- > 0;) {
     if (!in_chain[i]) continue;
@@ -114,7 +151,7 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
     if (chainable(p.nodes[i].b)) in_chain[p.nodes[i].b] = 1;
   }
   builder b;
-  std::vector<std::uint32_t> remap(n, 0);
+  std::vector<std::uint32_t> remap(n, 0), plain(n, 0);
   std::vector<detail::fraction> frac(n);
   // A factor of a chain node's fraction: its operand j as a fraction.
   auto operand = [&](std::uint32_t j) {
@@ -157,6 +194,15 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
       r = b.make(x.code, remap[x.a], remap[x.b], remap[x.c]);
     }
     remap[i] = r;
+    if (as_written[i]) {
+      // As written: operands as written, but a metric value it refers to as
+      // that metric computes it.
+      auto pick = [&](std::uint32_t j) { return as_written[j] ? plain[j] : remap[j]; };
+      plain[i] = x.code == op::constant || x.code == op::input
+                     ? r
+                     : b.make(x.code, pick(x.a), pick(x.b), pick(x.c));
+      if (is_literal_root[i] && is_output[i]) remap[i] = plain[i];
+    }
     if (in_chain[i]) {
       const detail::fraction fa = operand(x.a), fb = operand(x.b);
       detail::fraction& f = frac[i];
@@ -172,15 +218,19 @@ constexpr program exact_quotients(const program& p, std::span<const std::uint32_
   }
   program out;
   out.inputs = p.inputs;
-  for (std::uint32_t o : p.outputs) out.outputs.push_back(remap[o]);
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+    const std::uint32_t o = p.outputs[k];
+    out.outputs.push_back(literal_output[k] ? plain[o] : remap[o]);
+  }
   out.nodes = std::move(b).take();
   return out;
 }
 
 // The program as `a` computes it.
 constexpr program with_arithmetic(const program& p, arithmetic a,
-                                  std::span<const std::uint32_t> values = {}) {
-  return a == arithmetic::mdapi ? exact_quotients(p, values) : p;
+                                  std::span<const std::uint32_t> values = {},
+                                  std::span<const std::uint32_t> literal = {}) {
+  return a == arithmetic::mdapi ? exact_quotients(p, values, literal) : p;
 }
 
 }  // namespace hwpc::expr

@@ -27,6 +27,7 @@
 #include "hwpc/expr/ir.hpp"
 #include "hwpc/expr/passes.hpp"
 #include "hwpc/expr/symbols.hpp"
+#include "hwpc/metrics/mdapi_differences.hpp"
 #include "hwpc/metrics/set_definition.hpp"
 
 namespace hwpc::metrics {
@@ -59,6 +60,12 @@ struct compile_options {
   // (expr/arithmetic.hpp): as Intel's metrics-discovery does (the default),
   // or truncated as the formulas read literally, as IGT does.
   expr::arithmetic arithmetic = expr::arithmetic::mdapi;
+  // Under arithmetic::mdapi, a set of a metric file whose chipset and set
+  // metrics-discovery also defines (HSW, SKL GT2, TGL GT2, LNL, BMG, PTL) is
+  // compiled from MDAPI's own definitions (metrics/mdapi.hpp), where they
+  // compute what the file does (`mdapi`, the default) or everywhere
+  // (`newer`); `file` keeps the file's formulas.
+  mdapi::definitions definitions = mdapi::definitions::mdapi;
 };
 
 // A metric left out of a compiled set, and why (an errc::unknown_name error

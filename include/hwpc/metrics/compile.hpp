@@ -27,6 +27,7 @@
 #include "hwpc/expr/passes.hpp"
 #include "hwpc/expr/symbols.hpp"
 #include "hwpc/metrics/bound_set.hpp"
+#include "hwpc/metrics/mdapi.hpp"
 #include "hwpc/metrics/set_definition.hpp"
 
 namespace hwpc::metrics {
@@ -90,7 +91,12 @@ class set_compiler {
       regs.emplace_back(add_output(*r));
     }
     p.nodes = std::move(b_).take();
-    out.prog_ = expr::compact(expr::with_arithmetic(p, opt_.arithmetic, referenced_), false);
+    std::vector<std::uint32_t> literal;  // outputs of metrics MDAPI's definitions replaced
+    for (std::size_t i = 0; i < set_.metrics.size(); ++i) {
+      if (set_.metrics[i].literal_arithmetic) literal.push_back(outs[i].equation);
+    }
+    out.prog_ =
+        expr::compact(expr::with_arithmetic(p, opt_.arithmetic, referenced_, literal), false);
     out.outputs_ = std::move(outs);
     out.register_outputs_ = std::move(regs);
     return out;
@@ -262,7 +268,9 @@ inline compile_options options_for(const device_values& device, compile_options 
 // most as many rounds as metrics); metrics referring to it are then dropped
 // in turn, each with its own column.
 inline result<compiled_set> compile(const metric_set& set, const compile_options& opt = {}) {
-  auto current = std::make_shared<metric_set>(set);
+  auto current = std::make_shared<metric_set>(opt.arithmetic == expr::arithmetic::mdapi
+                                                  ? mdapi::with_definitions(set, opt.definitions)
+                                                  : set);
   std::vector<dropped_metric> dropped;
   while (true) {
     compiled_set out;

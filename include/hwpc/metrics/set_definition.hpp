@@ -45,6 +45,10 @@ struct metric {
   std::string equation;
   std::string max_equation;  // empty: none
   std::string availability;  // empty: always available
+  // The equation is computed as written under every arithmetic: it is
+  // metrics-discovery's own definition (metrics/mdapi.hpp), whose integer
+  // divisions truncate where MDAPI's do.
+  bool literal_arithmetic = false;
 };
 
 // Register programming that applies only when its availability formula holds.
