@@ -9,7 +9,6 @@ are used when their headers are installed, as in the CMake build.
 """
 
 import os
-import re
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -20,8 +19,7 @@ here = Path(__file__).resolve().parent
 top = here.parent
 if not (top / "include" / "hwpc" / "hwpc.hpp").exists():
     raise SystemExit("setup.py: build from a checkout of hwpc (../include/hwpc is missing)")
-version = re.search(r"project\(hwpc VERSION ([0-9.]+)",
-                    (top / "CMakeLists.txt").read_text()).group(1)
+version = (top / "VERSION").read_text().strip()  # the one place of the version
 
 macros = [("HWPC_VERSION", '"%s"' % version)]
 libraries = []
