@@ -11,7 +11,6 @@ path is written here. A part whose module pkg-config does not know is left
 out, as CMake leaves it out when find_package fails.
 """
 
-import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -24,8 +23,7 @@ here = Path(__file__).resolve().parent
 top = here.parent
 if not (top / "include" / "hwpc" / "hwpc.hpp").exists():
     raise SystemExit("setup.py: build from a checkout of hwpc (../include/hwpc is missing)")
-version = re.search(r"project\(hwpc VERSION ([0-9.]+)",
-                    (top / "CMakeLists.txt").read_text()).group(1)
+version = (top / "VERSION").read_text().strip()  # the one place of the version
 
 macros = [("HWPC_VERSION", '"%s"' % version)]
 compile_flags, link_flags = [], []

@@ -227,7 +227,14 @@ TEST_F(AdrenoTool, MemoryStaysFlatOnALargeStream) {
   rusage ru{};
   ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &ru), 0);
   // The 32 MiB file is mapped (file-backed pages count in RSS); allow 48 MiB more.
+  // Not under AddressSanitizer: g++'s runtime alone holds ~53 MiB before the first
+  // packet (the tool on a 128-byte input), so the bound would measure the sanitizer;
+  // the regular build and scripts/peak-memory.sh hold it (as in HexTextMemoryStaysFlat).
+#if defined(__SANITIZE_ADDRESS__)
+  std::printf("max RSS %ld KiB under AddressSanitizer (not bounded here)\n", ru.ru_maxrss);
+#else
   EXPECT_LT(ru.ru_maxrss, (32 + 48) * 1024L) << "max RSS " << ru.ru_maxrss << " KiB";
+#endif
 }
 
 TEST_F(AdrenoTool, HexTextMemoryStaysFlat) {

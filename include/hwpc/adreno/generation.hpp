@@ -91,12 +91,34 @@ inline constexpr device devices[] = {
     {0xffff43051401, "A750", A7},
 };
 
-constexpr const device* match(std::uint64_t id, bool wildcard) noexcept {
-  for (const device& d : devices) {
-    if (d.chip_id == id) return &d;
-    if (wildcard && (d.chip_id & 0xff) == 0xff && (d.chip_id >> 8) == (id >> 8)) return &d;
+// The lookups work on indices (std::size(devices): none) and form a pointer
+// only to return it: GCC cannot compare a table entry's address with null in a
+// constant expression when it keeps null checks (-fno-delete-null-pointer-checks,
+// which -fsanitize=null and so -fsanitize=undefined imply), and the
+// static_asserts below must compile under every flag users build with.
+constexpr std::size_t match(std::uint64_t id, bool wildcard) noexcept {
+  for (std::size_t i = 0; i < std::size(devices); ++i) {
+    const std::uint64_t c = devices[i].chip_id;
+    if (c == id) return i;
+    if (wildcard && (c & 0xff) == 0xff && (c >> 8) == (id >> 8)) return i;
   }
-  return nullptr;
+  return std::size(devices);
+}
+
+constexpr std::size_t index_of_chip_id(std::uint64_t chip) noexcept {
+  for (const std::uint64_t id : {chip, chip | any_fuse}) {
+    for (const bool wildcard : {false, true}) {
+      const std::size_t i = match(id, wildcard);
+      if (i < std::size(devices) && (id == chip || (devices[i].chip_id & any_fuse) == any_fuse)) {
+        return i;
+      }
+    }
+  }
+  return std::size(devices);
+}
+
+constexpr const device* entry(std::size_t i) noexcept {
+  return i < std::size(devices) ? &devices[i] : nullptr;
 }
 }  // namespace detail
 
@@ -104,15 +126,7 @@ inline constexpr std::size_t device_count = std::size(detail::devices);
 
 // The table entry a chip id resolves to, or null (an unknown Adreno).
 constexpr const device* find_device_by_chip_id(std::uint64_t chip) noexcept {
-  for (const std::uint64_t id : {chip, chip | detail::any_fuse}) {
-    for (const bool wildcard : {false, true}) {
-      const device* d = detail::match(id, wildcard);
-      if (d != nullptr && (id == chip || (d->chip_id & detail::any_fuse) == detail::any_fuse)) {
-        return d;
-      }
-    }
-  }
-  return nullptr;
+  return detail::entry(detail::index_of_chip_id(chip));
 }
 
 // The entry of a GPU id (0 is no id: kernel A7xx captures carry 0).
@@ -125,7 +139,8 @@ constexpr const device* find_device_by_gpu_id(std::uint32_t gpu_id) noexcept {
 constexpr const device* resolve_device(std::optional<std::uint32_t> gpu_id,
                                        std::optional<std::uint64_t> chip_id) noexcept {
   if (chip_id) {
-    if (const device* d = find_device_by_chip_id(*chip_id)) return d;
+    const std::size_t i = detail::index_of_chip_id(*chip_id);
+    if (i < device_count) return detail::entry(i);
   }
   return gpu_id ? find_device_by_gpu_id(*gpu_id) : nullptr;
 }
