@@ -325,8 +325,9 @@ class counting_sink final : public ha::rd::capture_sink {
   adreno_totals t;
   void on_packet(const ha::walked_packet& w) override {
     ++t.packets;
-    rec_.push(w.pkt);  // payloads point into the input, which outlives the walk
-    rec_.release([this](const ha::query_event& e) { count(e); });
+    // Payloads point into the input, which outlives the walk. push(p, f) is
+    // push(p) then release(f), for a sink with nothing to do in between.
+    rec_.push(w.pkt, [this](const ha::query_event& e) { count(e); });
   }
   void on_issue(const hwpc::error&) override { ++t.issues; }
   void finish() {
