@@ -12,7 +12,8 @@
 //                         (what `hwpc mali --summary --bus-width-bits 128` adds)
 //   adreno_walk/F         an .rd capture walked through its nested IBs and every
 //                         counter select and counter sample recognised
-//                         (rd::capture_reader + recogniser, as `hwpc adreno --queries`)
+//                         (rd::capture_reader + recogniser::push(p, f), the recogniser
+//                         `hwpc adreno --queries` runs)
 //   adreno_walk_only/rd   the walk alone (packets counted, nothing recognised)
 //   naive_adreno_walk/F   the same job as adreno_walk: a recursive walk that copies each buffer it
 //                         enters into a std::vector and finds IB targets in a std::map

@@ -17,7 +17,11 @@
 // copied into the window; the window is a buffer moved down only when full;
 // an event is built only once its sequence matched, and held in a ring
 // (event_queue) rather than a deque; SELECT and counter registers are looked
-// up in tables indexed by register (counter_index.hpp).
+// up in tables indexed by register (counter_index.hpp). A packet that starts
+// no sequence of several packets is decided by its header in push() itself;
+// push(p, f), for a caller that releases after every packet, hands counter
+// events to `f` as they are found while nothing is held, instead of
+// building them in the queue and releasing them from it.
 #pragma once
 
 #include <algorithm>
@@ -277,11 +281,11 @@ class recogniser {
   // The counter of an event, field by field: an optional<counter_ref> built
   // on the stack with narrow stores and copied whole was read back with one
   // wide load (a store-forwarding stall, once per event).
-  static void set_counter(query_event& ev, const counter_ref& c) noexcept {
+  static void set_counter(query_event& ev, const counter_group& g, std::uint32_t c) noexcept {
     counter_ref& to = ev.counter.emplace();
-    to.group = c.group;
-    to.counter = c.counter;
-    to.high = c.high;
+    to.group = &g;
+    to.counter = c;
+    to.high = false;
   }
 
   // A type-4 write: one counter_select per SELECT register it covers.
@@ -302,7 +306,7 @@ class recogniser {
       if (!s) continue;
       const std::uint32_t v = p.dword(k);
       query_event& ev = out.begin(p, query_op::counter_select);
-      set_counter(ev, *s);
+      set_counter(ev, *s->group, s->counter);
       ev.countable = v;
       ev.control = v;
       selected_[p.hdr.id + k - first_select_register] = v;
@@ -334,15 +338,19 @@ class recogniser {
     // The always-on counter is outside the counter registers: it comes last.
     static_assert(reg::rbbm_alwayson_counter_lo < first_counter_register ||
                   reg::rbbm_alwayson_counter_lo > last_counter_register);
+    // The table entries directly (counter_at() without its range test and
+    // optional): [lo, hi] lies in the table.
     for (std::uint64_t r = lo; r <= hi; ++r) {
-      const auto c = counter_at(static_cast<std::uint32_t>(r));
-      if (!c || c->high) continue;
+      const std::uint16_t e = detail::counter_table[r - first_counter_register];
+      if (e == 0 || detail::entry_high(e)) continue;
+      const counter_group& g = detail::entry_group(e);
+      const std::uint32_t c = detail::entry_counter(e);
       const auto k = static_cast<std::uint32_t>(r - first);
       query_event& ev = out.begin(p, query_op::counter_sample);
       ev.address = dst + 4ull * k;
       ev.sample_dwords = k + 1 < n ? 2 : 1;
-      set_counter(ev, *c);
-      const std::uint32_t sel = c->group->select_reg(c->counter) - first_select_register;
+      set_counter(ev, g, c);
+      const std::uint32_t sel = g.select_reg(c) - first_select_register;
       if (is_selected_[sel]) ev.countable = selected_[sel];
       out.done(ev);
     }
