@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/counter_events.hpp"
 #include "hwpc/adreno/counter_index.hpp"
 #include "hwpc/adreno/event_queue.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
@@ -63,7 +64,7 @@ class recogniser {
       if (p.hdr.type == packet_type::type4) {
         if (p.hdr.id != reg::rb_sample_count_control) {
           queued q{*this};
-          selects_of(p, q);
+          counters_.selects_of(p, q);
           ++index_;
           return;
         }
@@ -71,7 +72,7 @@ class recogniser {
         switch (p.hdr.id) {
           case op::cp_reg_to_mem: {
             queued q{*this};
-            samples_of(p, q);
+            counters_.samples_of(p, q);
             ++index_;
             return;
           }
@@ -108,7 +109,7 @@ class recogniser {
       if (p.hdr.type == packet_type::type4) {
         if (p.hdr.id != reg::rb_sample_count_control) {
           direct<F> d{*this, f};
-          selects_of(p, d);
+          counters_.selects_of(p, d);
           ++index_;
           return;
         }
@@ -116,7 +117,7 @@ class recogniser {
         switch (p.hdr.id) {
           case op::cp_reg_to_mem: {
             direct<F> d{*this, f};
-            samples_of(p, d);
+            counters_.samples_of(p, d);
             ++index_;
             return;
           }
@@ -187,7 +188,7 @@ class recogniser {
     waiting_.push_back(waiting ? 1 : 0);
   }
 
-  // Where selects_of() and samples_of() put a counter event: begin() gives
+  // Where counters_ puts a counter event (counter_events.hpp): begin() gives
   // the event to fill (op, offset, index and packet count set; every other
   // field as a blank event has it), done() hands it on.
   //
@@ -278,91 +279,6 @@ class recogniser {
     if (it->second.empty()) pending_.erase(it);
   }
 
-  // The counter of an event, field by field: an optional<counter_ref> built
-  // on the stack with narrow stores and copied whole was read back with one
-  // wide load (a store-forwarding stall, once per event).
-  static void set_counter(query_event& ev, const counter_group& g, std::uint32_t c) noexcept {
-    counter_ref& to = ev.counter.emplace();
-    to.group = &g;
-    to.counter = c;
-    to.high = false;
-  }
-
-  // A type-4 write: one counter_select per SELECT register it covers.
-  // The test of the range is inline (most type-4 writes are not to SELECT
-  // registers), the loop out of line.
-  template <class Out>
-  void selects_of(const packet& p, Out& out) {
-    const std::uint64_t last = std::uint64_t{p.hdr.id} + p.hdr.count;  // one past
-    if (p.hdr.count == 0 || p.hdr.id > last_select_register || last <= first_select_register) {
-      return;
-    }
-    select_events(p, out);
-  }
-  template <class Out>
-  __attribute__((noinline)) void select_events(const packet& p, Out& out) {
-    for (std::uint32_t k = 0; k < p.hdr.count; ++k) {
-      auto s = select_at(p.hdr.id + k);
-      if (!s) continue;
-      const std::uint32_t v = p.dword(k);
-      query_event& ev = out.begin(p, query_op::counter_select);
-      set_counter(ev, *s->group, s->counter);
-      ev.countable = v;
-      ev.control = v;
-      selected_[p.hdr.id + k - first_select_register] = v;
-      is_selected_[p.hdr.id + k - first_select_register] = true;
-      out.done(ev);
-    }
-  }
-
-  // CP_REG_TO_MEM: one counter_sample per counter LO register it copies, one
-  // always_on_sample for RBBM_ALWAYSON_COUNTER_LO. Out of line: the callers'
-  // per-packet paths stay small.
-  template <class Out>
-  __attribute__((noinline)) void samples_of(const packet& p, Out& out) {
-    if (p.hdr.count < 3) return;
-    // dword 0: REG bits 17..0, CNT bits 29..18 (max(CNT, 1) dwords copied).
-    const std::uint32_t d0 = p.dword(0);
-    const std::uint32_t first = d0 & 0x3ffff;
-    const std::uint32_t cnt = (d0 >> 18) & 0xfff;
-    const std::uint32_t n = cnt == 0 ? 1 : cnt;
-    const std::uint64_t last = std::uint64_t{first} + n - 1;
-    // Only registers that can hold a counter are looked at, so a copy of 4095
-    // registers costs at most ~190 lookups, not 4095.
-    const std::uint64_t lo = std::max<std::uint64_t>(first, first_counter_register);
-    const std::uint64_t hi = std::min<std::uint64_t>(last, last_counter_register);
-    const bool always_on =
-        first <= reg::rbbm_alwayson_counter_lo && reg::rbbm_alwayson_counter_lo <= last;
-    if (lo > hi && !always_on) return;
-    const std::uint64_t dst = p.qword(1);
-    // The always-on counter is outside the counter registers: it comes last.
-    static_assert(reg::rbbm_alwayson_counter_lo < first_counter_register ||
-                  reg::rbbm_alwayson_counter_lo > last_counter_register);
-    // The table entries directly (counter_at() without its range test and
-    // optional): [lo, hi] lies in the table.
-    for (std::uint64_t r = lo; r <= hi; ++r) {
-      const std::uint16_t e = detail::counter_table[r - first_counter_register];
-      if (e == 0 || detail::entry_high(e)) continue;
-      const counter_group& g = detail::entry_group(e);
-      const std::uint32_t c = detail::entry_counter(e);
-      const auto k = static_cast<std::uint32_t>(r - first);
-      query_event& ev = out.begin(p, query_op::counter_sample);
-      ev.address = dst + 4ull * k;
-      ev.sample_dwords = k + 1 < n ? 2 : 1;
-      set_counter(ev, g, c);
-      const std::uint32_t sel = g.select_reg(c) - first_select_register;
-      if (is_selected_[sel]) ev.countable = selected_[sel];
-      out.done(ev);
-    }
-    if (always_on) {
-      const std::uint32_t k = reg::rbbm_alwayson_counter_lo - first;
-      query_event& ev = out.begin(p, query_op::always_on_sample);
-      ev.address = dst + 4ull * k;
-      ev.sample_dwords = k + 1 < n ? 2 : 1;
-      out.done(ev);
-    }
-  }
-
   // Recognises what starts at the front of the window and drops its packets.
   void step() {
     const std::size_t used = recognise_at(std::span<const packet>(window_.data() + head_, size_));
@@ -390,7 +306,7 @@ class recogniser {
         emit(std::move(ev));
       } else {
         queued q{*this};
-        selects_of(f, q);
+        counters_.selects_of(f, q);
       }
     } else {
       switch (f.hdr.id) {
@@ -423,7 +339,7 @@ class recogniser {
           break;
         case op::cp_reg_to_mem: {
           queued q{*this};
-          samples_of(f, q);
+          counters_.samples_of(f, q);
           break;
         }
         default:
@@ -451,10 +367,8 @@ class recogniser {
       waiting_;               // per held event: 1 for a timestamp that may still become a begin
   std::size_t released_ = 0;  // events released so far (absolute index of events_.front())
   std::map<std::uint64_t, std::deque<std::size_t>> pending_;  // unpaired timestamps by address
-  query_event direct_{};  // the counter event push(p, f) fills and hands on
-  // SELECT register (from first_select_register) -> the countable last written.
-  std::array<std::uint32_t, detail::select_span> selected_{};
-  std::array<bool, detail::select_span> is_selected_{};
+  query_event direct_{};     // the counter event push(p, f) fills and hands on
+  counter_events counters_;  // the countables selected so far
 };
 
 // Every recognised sequence of a packet list, in stream order.
