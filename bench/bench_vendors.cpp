@@ -12,7 +12,8 @@
 //                         (what `hwpc mali --summary --bus-width-bits 128` adds)
 //   adreno_walk/F         an .rd capture walked through its nested IBs and every
 //                         counter select and counter sample recognised
-//                         (rd::capture_reader + recogniser, as `hwpc adreno --queries`)
+//                         (rd::capture_reader + recogniser::push(p, f), the recogniser
+//                         `hwpc adreno --queries` runs)
 //   adreno_walk_only/rd   the walk alone (packets counted, nothing recognised)
 //   naive_adreno_walk/F   the same job as adreno_walk: a recursive walk that copies each buffer it
 //                         enters into a std::vector and finds IB targets in a std::map
@@ -325,8 +326,9 @@ class counting_sink final : public ha::rd::capture_sink {
   adreno_totals t;
   void on_packet(const ha::walked_packet& w) override {
     ++t.packets;
-    rec_.push(w.pkt);  // payloads point into the input, which outlives the walk
-    rec_.release([this](const ha::query_event& e) { count(e); });
+    // Payloads point into the input, which outlives the walk. push(p, f) is
+    // push(p) then release(f), for a sink with nothing to do in between.
+    rec_.push(w.pkt, [this](const ha::query_event& e) { count(e); });
   }
   void on_issue(const hwpc::error&) override { ++t.issues; }
   void finish() {

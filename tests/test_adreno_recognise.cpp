@@ -466,72 +466,78 @@ void expect_same_events(const std::vector<query_event>& got, const std::vector<q
   }
 }
 
-// Seeded random streams of the seed's sequences, freedreno's, their parts,
-// counter selects (writes over any registers) and copies (counter, always-on
-// and wide copies), CP_MEM_TO_MEM and filler: the streaming recogniser, fed
-// packet by packet and released as the tool releases, yields exactly what
-// the slow reference yields.
-TEST(AdrenoRecognise, SeededStreamsMatchASlowReference) {
+// The seeded random stream of SeededStreamsMatchASlowReference.
+dwords seeded_stream(std::uint32_t seed) {
   const std::vector<const dwords*> pieces = {&adreno_seed::occlusion_begin,
                                              &adreno_seed::occlusion_end,
                                              &adreno_seed::timestamp_begin,
                                              &adreno_seed::timestamp_end,
                                              &fd_begin,
                                              &fd_end};
-  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
-    std::mt19937 rng(seed);
-    const auto u = [&](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
-    const auto addr = [&] { return 0xc0456000u + 8 * u(4); };
-    dwords d;
-    for (std::uint32_t k = 0, n = 50 + u(400); k < n; ++k) {
-      switch (u(10)) {
-        case 0: {  // a whole sequence, or a part of one
-          const dwords& s = *pieces[u(static_cast<std::uint32_t>(pieces.size()))];
-          auto pk = packets_of(bytes_of(s));
-          const std::size_t from = u(3) == 0 ? u(static_cast<std::uint32_t>(pk.size())) : 0;
-          d.insert(d.end(), s.begin() + static_cast<std::ptrdiff_t>(pk[from].offset / 4), s.end());
-          break;
-        }
-        case 1:
-        case 2: {  // a register write anywhere around the SELECT registers
-          const std::uint32_t c = 1 + u(6);
-          d.push_back(pkt4(u(2) ? 0x0b00 + u(0x400) : 0x03a0 + u(0x1000), c));
-          for (std::uint32_t i = 0; i < c; ++i) d.push_back(u(64));
-          break;
-        }
-        case 3:
-        case 4: {  // CP_REG_TO_MEM of counters, the always-on counter or a wide range
-          const std::uint32_t r = u(4) == 0 ? 0x04d2 : 0x0390 + u(0xd0);
-          const std::uint32_t cnt = u(6) == 0 ? u(400) : u(3);
-          d.insert(d.end(), {pkt7(0x3e, 3), r | cnt << 18, addr(), 0});
-          break;
-        }
-        case 5:  // a timestamp to a nearby address
-          d.insert(d.end(), {pkt7(0x46, 3), 0x40000016, addr(), 0});
-          break;
-        case 6: {  // CP_MEM_TO_MEM with mixed addresses and signs
-          d.insert(d.end(), {pkt7(0x73, 9), u(2) ? 0x20000004u : u(16) << 28});
-          const std::uint32_t a = addr();
-          for (int q = 0; q < 4; ++q) d.insert(d.end(), {u(3) ? a : addr(), 0});
-          break;
-        }
-        case 7: {  // the occlusion packets alone
-          d.insert(d.end(), {pkt4(0xe1d1, 1), 2});
-          if (u(2)) d.insert(d.end(), {pkt4(0xe267, 2), addr(), 0});
-          if (u(2)) d.insert(d.end(), {pkt7(0x46, 1), 0x15});
-          break;
-        }
-        case 8:
-          d.push_back(pkt7(u(2) ? 0x26 : 0x12, 0));  // CP_WAIT_FOR_IDLE / CP_WAIT_MEM_WRITES
-          break;
-        default: {  // CP_NOP with a payload
-          const std::uint32_t c = u(4);
-          d.push_back(pkt7(0x10, c));
-          for (std::uint32_t i = 0; i < c; ++i) d.push_back(static_cast<std::uint32_t>(rng()));
-          break;
-        }
+  std::mt19937 rng(seed);
+  const auto u = [&](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
+  const auto addr = [&] { return 0xc0456000u + 8 * u(4); };
+  dwords d;
+  for (std::uint32_t k = 0, n = 50 + u(400); k < n; ++k) {
+    switch (u(10)) {
+      case 0: {  // a whole sequence, or a part of one
+        const dwords& s = *pieces[u(static_cast<std::uint32_t>(pieces.size()))];
+        auto pk = packets_of(bytes_of(s));
+        const std::size_t from = u(3) == 0 ? u(static_cast<std::uint32_t>(pk.size())) : 0;
+        d.insert(d.end(), s.begin() + static_cast<std::ptrdiff_t>(pk[from].offset / 4), s.end());
+        break;
+      }
+      case 1:
+      case 2: {  // a register write anywhere around the SELECT registers
+        const std::uint32_t c = 1 + u(6);
+        d.push_back(pkt4(u(2) ? 0x0b00 + u(0x400) : 0x03a0 + u(0x1000), c));
+        for (std::uint32_t i = 0; i < c; ++i) d.push_back(u(64));
+        break;
+      }
+      case 3:
+      case 4: {  // CP_REG_TO_MEM of counters, the always-on counter or a wide range
+        const std::uint32_t r = u(4) == 0 ? 0x04d2 : 0x0390 + u(0xd0);
+        const std::uint32_t cnt = u(6) == 0 ? u(400) : u(3);
+        d.insert(d.end(), {pkt7(0x3e, 3), r | cnt << 18, addr(), 0});
+        break;
+      }
+      case 5:  // a timestamp to a nearby address
+        d.insert(d.end(), {pkt7(0x46, 3), 0x40000016, addr(), 0});
+        break;
+      case 6: {  // CP_MEM_TO_MEM with mixed addresses and signs
+        d.insert(d.end(), {pkt7(0x73, 9), u(2) ? 0x20000004u : u(16) << 28});
+        const std::uint32_t a = addr();
+        for (int q = 0; q < 4; ++q) d.insert(d.end(), {u(3) ? a : addr(), 0});
+        break;
+      }
+      case 7: {  // the occlusion packets alone
+        d.insert(d.end(), {pkt4(0xe1d1, 1), 2});
+        if (u(2)) d.insert(d.end(), {pkt4(0xe267, 2), addr(), 0});
+        if (u(2)) d.insert(d.end(), {pkt7(0x46, 1), 0x15});
+        break;
+      }
+      case 8:
+        d.push_back(pkt7(u(2) ? 0x26 : 0x12, 0));  // CP_WAIT_FOR_IDLE / CP_WAIT_MEM_WRITES
+        break;
+      default: {  // CP_NOP with a payload
+        const std::uint32_t c = u(4);
+        d.push_back(pkt7(0x10, c));
+        for (std::uint32_t i = 0; i < c; ++i) d.push_back(static_cast<std::uint32_t>(rng()));
+        break;
       }
     }
+  }
+  return d;
+}
+
+// Seeded random streams of the seed's sequences, freedreno's, their parts,
+// counter selects (writes over any registers) and copies (counter, always-on
+// and wide copies), CP_MEM_TO_MEM and filler: the streaming recogniser, fed
+// packet by packet and released as the tool releases, yields exactly what
+// the slow reference yields.
+TEST(AdrenoRecognise, SeededStreamsMatchASlowReference) {
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+    const dwords d = seeded_stream(seed);
     const auto bytes = bytes_of(d);
     const auto pk = packets_of(bytes);
     const auto want = reference_recognise(pk);
@@ -552,6 +558,33 @@ TEST(AdrenoRecognise, SeededStreamsMatchASlowReference) {
         EXPECT_TRUE(std::any_of(want.begin(), want.end(), [&](auto& e) { return e.op == o; }))
             << to_string(o);
       }
+    }
+  }
+}
+
+// push(p, f), which hands counter events to `f` as they are recognised while
+// nothing is held, releases exactly what push(p) then release(f) releases,
+// with the queue's limit or without one.
+TEST(AdrenoRecognise, PushWithReleaseMatchesPushThenRelease) {
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+    const auto bytes = bytes_of(seeded_stream(seed));
+    const auto pk = packets_of(bytes);
+    for (const std::size_t hold : {std::size_t{0}, std::size_t{4}, std::size_t{1} << 16}) {
+      const std::string what = "seed " + std::to_string(seed) + " hold " + std::to_string(hold);
+      recogniser two(hold), one(hold);
+      std::vector<query_event> want, got;
+      for (const auto& x : pk) {
+        two.push(x);
+        two.release([&](const query_event& e) { want.push_back(e); });
+        one.push(x, [&](const query_event& e) { got.push_back(e); });
+        EXPECT_EQ(one.events().size(), two.events().size()) << what;
+      }
+      two.finish();
+      two.release([&](const query_event& e) { want.push_back(e); }, true);
+      one.finish();
+      one.release([&](const query_event& e) { got.push_back(e); }, true);
+      expect_same_events(got, want, what);
+      if (hold != 4) expect_same_events(got, reference_recognise(pk), what + " reference");
     }
   }
 }

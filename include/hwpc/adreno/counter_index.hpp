@@ -54,6 +54,13 @@ inline constexpr bool counters_fit_a_byte = [] {
   return true;
 }();
 static_assert(counters_fit_a_byte && std::size(a5xx_groups) < 0x80);
+
+// The group and counter of a non-zero entry of either table.
+inline const counter_group& entry_group(std::uint16_t e) noexcept {
+  return a5xx_counter_groups[((e >> 8) & 0x7fu) - 1u];
+}
+constexpr std::uint32_t entry_counter(std::uint16_t e) noexcept { return e & 0xffu; }
+constexpr bool entry_high(std::uint16_t e) noexcept { return (e & 0x8000u) != 0; }
 }  // namespace detail
 
 // The counter whose SELECT register is `r` (as find_select).
@@ -61,7 +68,7 @@ inline std::optional<counter_ref> select_at(std::uint32_t r) noexcept {
   if (!all_select_registers.contains(r)) return std::nullopt;
   const std::uint16_t e = detail::select_table[r - first_select_register];
   if (e == 0) return std::nullopt;
-  return counter_ref{&a5xx_counter_groups[(e >> 8) - 1u], e & 0xffu, false};
+  return counter_ref{&detail::entry_group(e), detail::entry_counter(e), false};
 }
 
 // The counter whose LO or HI register is `r` (as find_counter).
@@ -69,7 +76,7 @@ inline std::optional<counter_ref> counter_at(std::uint32_t r) noexcept {
   if (!all_counter_registers.contains(r)) return std::nullopt;
   const std::uint16_t e = detail::counter_table[r - first_counter_register];
   if (e == 0) return std::nullopt;
-  return counter_ref{&a5xx_counter_groups[((e >> 8) & 0x7fu) - 1u], e & 0xffu, (e & 0x8000u) != 0};
+  return counter_ref{&detail::entry_group(e), detail::entry_counter(e), detail::entry_high(e)};
 }
 
 }  // namespace hwpc::adreno

@@ -55,8 +55,13 @@ class event_queue {
   const_iterator end() const noexcept { return {this, size_}; }
 
   // A new element at the back, value-initialised.
+  // The capacity is kept beside the buffer (not buf_.size(), a division by
+  // sizeof(T)) and grow() stays out of line, so this inlines into the
+  // recogniser's per-event path.
   T& emplace_back() {
-    if (size_ == buf_.size()) grow();
+    if (size_ == capacity_) [[unlikely]] {
+      grow();
+    }
     T& slot = buf_[(head_ + size_) & mask_];
     slot = blank_;  // a copy, not a value-initialised temporary zeroed first
     ++size_;
@@ -71,17 +76,19 @@ class event_queue {
 
  private:
   // Doubles the capacity (a power of two, so an index wraps with a mask).
-  void grow() {
+  __attribute__((noinline)) void grow() {
     std::vector<T> b(buf_.empty() ? 16 : 2 * buf_.size());
     for (std::size_t i = 0; i < size_; ++i) b[i] = std::move((*this)[i]);
     buf_ = std::move(b);
-    mask_ = buf_.size() - 1;
+    capacity_ = buf_.size();
+    mask_ = capacity_ - 1;
     head_ = 0;
   }
 
   static inline const T blank_{};
   std::vector<T> buf_;
-  std::size_t mask_ = 0;  // buf_.size() - 1
+  std::size_t capacity_ = 0;  // buf_.size()
+  std::size_t mask_ = 0;      // buf_.size() - 1
   std::size_t head_ = 0, size_ = 0;
 };
 

@@ -17,7 +17,11 @@
 // copied into the window; the window is a buffer moved down only when full;
 // an event is built only once its sequence matched, and held in a ring
 // (event_queue) rather than a deque; SELECT and counter registers are looked
-// up in tables indexed by register (counter_index.hpp).
+// up in tables indexed by register (counter_index.hpp). A packet that starts
+// no sequence of several packets is decided by its header in push() itself;
+// push(p, f), for a caller that releases after every packet, hands counter
+// events to `f` as they are found while nothing is held, instead of
+// building them in the queue and releasing them from it.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +35,7 @@
 #include <vector>
 
 #include "hwpc/adreno/cmdstream.hpp"
+#include "hwpc/adreno/counter_events.hpp"
 #include "hwpc/adreno/counter_index.hpp"
 #include "hwpc/adreno/event_queue.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
@@ -51,9 +56,39 @@ class recogniser {
   // Feeds the next packet of the stream (in execution order). Its payload
   // must stay valid until 7 more packets were fed or finish() was called.
   void push(const packet& p) {
-    if (size_ == 0 && needed(p) == 1) {  // decided by itself: not copied into the window
-      index_ += recognise_at(std::span<const packet>(&p, 1));
-      return;
+    if (size_ == 0) {
+      // Most packets start no sequence of several packets: they are decided
+      // where they stand, by their header, without being copied into the
+      // window or passing through recognise_at() (what it would do with the
+      // packet alone, inline: this runs for every packet of the stream).
+      if (p.hdr.type == packet_type::type4) {
+        if (p.hdr.id != reg::rb_sample_count_control) {
+          queued q{*this};
+          counters_.selects_of(p, q);
+          ++index_;
+          return;
+        }
+      } else {
+        switch (p.hdr.id) {
+          case op::cp_reg_to_mem: {
+            queued q{*this};
+            counters_.samples_of(p, q);
+            ++index_;
+            return;
+          }
+          case op::cp_mem_write:
+          case op::cp_event_write:
+            if (needed(p) != 1) break;
+            ++index_;  // alone, neither starts a sequence
+            return;
+          case op::cp_mem_to_mem:
+            index_ += recognise_at(std::span<const packet>(&p, 1));
+            return;
+          default:
+            ++index_;
+            return;
+        }
+      }
     }
     if (head_ + size_ == window_.size()) {  // at most window_size - 1 left: move them down
       std::copy_n(window_.begin() + static_cast<std::ptrdiff_t>(head_), size_, window_.begin());
@@ -62,6 +97,51 @@ class recogniser {
     window_[head_ + size_++] = p;
     while (size_ != 0 && size_ >= needed(window_[head_])) step();
   }
+  // push(p) then release(f): the same events, in the same order, to `f`.
+  // While nothing is held, a counter select or sample (most of the events of
+  // a stream that programs counters, and never held) goes to `f` as it is
+  // recognised, filled into one reused event, instead of being built in the
+  // queue and released from it. For callers with nothing to do between the
+  // two calls.
+  template <class F>
+  void push(const packet& p, F&& f) {
+    if (size_ == 0 && events_.empty()) {
+      if (p.hdr.type == packet_type::type4) {
+        if (p.hdr.id != reg::rb_sample_count_control) {
+          direct<F> d{*this, f};
+          counters_.selects_of(p, d);
+          ++index_;
+          return;
+        }
+      } else {
+        switch (p.hdr.id) {
+          case op::cp_reg_to_mem: {
+            direct<F> d{*this, f};
+            counters_.samples_of(p, d);
+            ++index_;
+            return;
+          }
+          case op::cp_mem_write:
+          case op::cp_event_write:
+          case op::cp_mem_to_mem:
+            break;  // may start a sequence, or make an event that is held
+          default:
+            ++index_;  // starts nothing: no event, nothing to release
+            return;
+        }
+      }
+    }
+    push_and_release(p, f);
+  }
+
+  // Out of line, so that the common path of push(p, f), inlined into the
+  // caller's per-packet function, stays a few tests of the header.
+  template <class F>
+  __attribute__((noinline)) void push_and_release(const packet& p, F& f) {
+    push(p);
+    release(f);
+  }
+
   // Recognises what is left in the window.
   void finish() {
     while (size_ != 0) step();
@@ -108,17 +188,50 @@ class recogniser {
     waiting_.push_back(waiting ? 1 : 0);
   }
 
-  // A counter event of the packet at the window's front, built in place:
-  // counters are most of the events of a stream that programs them.
-  query_event& counter_event(const packet& p, query_op o) {
-    query_event& ev = events_.emplace_back();
-    waiting_.push_back(0);
-    ev.op = o;
-    ev.offset = p.offset;
-    ev.packet_index = index_;
-    ev.packet_count = 1;
-    return ev;
-  }
+  // Where counters_ puts a counter event (counter_events.hpp): begin() gives
+  // the event to fill (op, offset, index and packet count set; every other
+  // field as a blank event has it), done() hands it on.
+  //
+  // queued: built in place in the queue (counters are most of the events of
+  // a stream that programs them), released later.
+  struct queued {
+    recogniser& r;
+    query_event& begin(const packet& p, query_op o) {
+      query_event& ev = r.events_.emplace_back();
+      r.waiting_.emplace_back() = 0;
+      ev.op = o;
+      ev.offset = p.offset;
+      ev.packet_index = r.index_;
+      ev.packet_count = 1;
+      return ev;
+    }
+    void done(const query_event&) noexcept {}
+  };
+  // direct: nothing is held, so the event would be released at once: it goes
+  // to `f` from one reused event. Counter events set only the fields reset
+  // here; the others keep the blank value they were constructed with.
+  template <class F>
+  struct direct {
+    recogniser& r;
+    F& f;
+    query_event& begin(const packet& p, query_op o) {
+      query_event& ev = r.direct_;
+      ev.op = o;
+      ev.offset = p.offset;
+      ev.packet_index = r.index_;
+      ev.packet_count = 1;
+      ev.address = 0;
+      ev.control = 0;
+      ev.counter.reset();
+      ev.countable.reset();
+      ev.sample_dwords = 0;
+      return ev;
+    }
+    void done(const query_event& ev) {
+      f(ev);
+      ++r.released_;
+    }
+  };
 
   // Marks the held event with absolute index `b` as the begin of a slot.
   void mark_begin(std::size_t b, std::size_t slot_size) {
@@ -166,60 +279,6 @@ class recogniser {
     if (it->second.empty()) pending_.erase(it);
   }
 
-  // A type-4 write: one counter_select per SELECT register it covers.
-  void selects_of(const packet& p) {
-    const std::uint64_t last = std::uint64_t{p.hdr.id} + p.hdr.count;  // one past
-    if (p.hdr.count == 0 || p.hdr.id > last_select_register || last <= first_select_register) {
-      return;
-    }
-    for (std::uint32_t k = 0; k < p.hdr.count; ++k) {
-      auto s = select_at(p.hdr.id + k);
-      if (!s) continue;
-      const std::uint32_t v = p.dword(k);
-      query_event& ev = counter_event(p, query_op::counter_select);
-      ev.counter = s;
-      ev.countable = v;
-      ev.control = v;
-      selected_[p.hdr.id + k - first_select_register] = v;
-      is_selected_[p.hdr.id + k - first_select_register] = true;
-    }
-  }
-
-  // CP_REG_TO_MEM: one counter_sample per counter LO register it copies, one
-  // always_on_sample for RBBM_ALWAYSON_COUNTER_LO.
-  void samples_of(const packet& p) {
-    if (p.hdr.count < 3) return;
-    // dword 0: REG bits 17..0, CNT bits 29..18 (max(CNT, 1) dwords copied).
-    const std::uint32_t first = p.dword(0) & 0x3ffff;
-    const std::uint32_t cnt = (p.dword(0) >> 18) & 0xfff;
-    const std::uint32_t n = cnt == 0 ? 1 : cnt;
-    const std::uint64_t dst = p.qword(1);
-    const auto visit = [&](std::uint32_t k) {
-      const std::uint32_t r = first + k;
-      if (r == reg::rbbm_alwayson_counter_lo) {
-        query_event& ev = counter_event(p, query_op::always_on_sample);
-        ev.address = dst + 4ull * k;
-        ev.sample_dwords = k + 1 < n ? 2 : 1;
-      } else if (auto c = counter_at(r); c && !c->high) {
-        query_event& ev = counter_event(p, query_op::counter_sample);
-        ev.address = dst + 4ull * k;
-        ev.sample_dwords = k + 1 < n ? 2 : 1;
-        ev.counter = c;
-        const std::uint32_t sel = c->group->select_reg(c->counter) - first_select_register;
-        if (is_selected_[sel]) ev.countable = selected_[sel];
-      }
-    };
-    // Only registers that can hold a counter are looked at, so a copy of 4095
-    // registers costs at most ~190 lookups, not 4095.
-    const std::uint64_t last = std::uint64_t{first} + n - 1;
-    const std::uint64_t lo = std::max<std::uint64_t>(first, first_counter_register);
-    const std::uint64_t hi = std::min<std::uint64_t>(last, last_counter_register);
-    for (std::uint64_t r = lo; r <= hi; ++r) visit(static_cast<std::uint32_t>(r - first));
-    if (first <= reg::rbbm_alwayson_counter_lo && reg::rbbm_alwayson_counter_lo <= last) {
-      visit(reg::rbbm_alwayson_counter_lo - first);
-    }
-  }
-
   // Recognises what starts at the front of the window and drops its packets.
   void step() {
     const std::size_t used = recognise_at(std::span<const packet>(window_.data() + head_, size_));
@@ -246,7 +305,8 @@ class recogniser {
         ev.control = f.dword(0);
         emit(std::move(ev));
       } else {
-        selects_of(f);
+        queued q{*this};
+        counters_.selects_of(f, q);
       }
     } else {
       switch (f.hdr.id) {
@@ -277,9 +337,11 @@ class recogniser {
             emit(std::move(ev));
           }
           break;
-        case op::cp_reg_to_mem:
-          samples_of(f);
+        case op::cp_reg_to_mem: {
+          queued q{*this};
+          counters_.samples_of(f, q);
           break;
+        }
         default:
           break;
       }
@@ -305,9 +367,8 @@ class recogniser {
       waiting_;               // per held event: 1 for a timestamp that may still become a begin
   std::size_t released_ = 0;  // events released so far (absolute index of events_.front())
   std::map<std::uint64_t, std::deque<std::size_t>> pending_;  // unpaired timestamps by address
-  // SELECT register (from first_select_register) -> the countable last written.
-  std::array<std::uint32_t, detail::select_span> selected_{};
-  std::array<bool, detail::select_span> is_selected_{};
+  query_event direct_{};     // the counter event push(p, f) fills and hands on
+  counter_events counters_;  // the countables selected so far
 };
 
 // Every recognised sequence of a packet list, in stream order.
