@@ -21,7 +21,7 @@
 #include "hwpc/live/kbase_record.hpp"
 #include "hwpc/live/set_registers.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
-#include "metric_columns.hpp"
+#include "hwpc/pipeline/metric_columns.hpp"
 
 namespace hwpc::cli {
 
@@ -151,7 +151,7 @@ int record_intel(const std::vector<std::string>& args) {
     auto set = metrics::find_xml_set(*a->get("metrics"), *a->get("set"));
     if (!set) {
       error e = set.error_value();
-      say_where_metric_files_come_from(e);
+      pipeline::say_where_metric_files_come_from(e);
       return fail(cmd, "--metrics: " + e.describe(), exit_usage);
     }
     if (set->hw_config_guid.empty()) {
