@@ -39,7 +39,7 @@
 #include "hwpc/output/csv.hpp"
 #include "hwpc/output/html/report_writer.hpp"
 #include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
+#include "hwpc/output/perfetto/make_trace.hpp"
 #include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
 #include "metric_columns.hpp"
@@ -54,7 +54,8 @@ const command_spec decode_spec{
     "decode",
     "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|xe-stream|recording] "
     "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE] "
-    "[--output csv|json|perfetto|chrome-json|html] [--summary] [--context ID] [--threads N] "
+    "[--output csv|json|perfetto|chrome-json|html] [--perfetto-layout gpu-counters|track-event] "
+    "[--summary] [--context ID] [--threads N] "
     "[--metrics FILE.xml [--set SYMBOL] [--device-var NAME=VALUE]...]",
     "Decodes an OA capture. Each row is one interval: `report` is the 0-based index of the\n"
     "later report among all the input's reports (the same in a raw file, a stream and a\n"
@@ -76,9 +77,12 @@ const command_spec decode_spec{
     "computes. --context keeps the intervals that ran in context ID (Gen8+:\n"
     "the CTX_ID of the earlier report, when its context-valid bit is set).\n"
     "--output perfetto writes a native Perfetto trace (protobuf; redirect stdout to a\n"
-    "file.pftrace): counter tracks with units under `raw counters` and the metric set,\n"
-    "values at each interval's end, at CPU time when a recording correlates it, else GPU\n"
-    "time; losses are instant events (docs/perfetto.md). --output chrome-json writes\n"
+    "file.pftrace): GPU counters (Perfetto's GPU > Counters), one per column with its\n"
+    "units, grouped as `raw counters` and the metric set, each value over its interval,\n"
+    "on CPU CLOCK_MONOTONIC through clock snapshots when a recording correlates it;\n"
+    "several FILEs make one trace with a GPU per capture (docs/perfetto.md).\n"
+    "--perfetto-layout track-event writes the older generic counter tracks instead.\n"
+    "--output chrome-json writes\n"
     "Chrome trace-event JSON: one counter track per counter. --output html writes the\n"
     "self-contained HTML report of `hwpc report` (docs/report.md).\n"
     "--summary prints one row of totals instead.\n"
@@ -109,6 +113,9 @@ const command_spec decode_spec{
       "xe-stream: a failed read() at byte OFFSET with drm_xe_oa_stream_status bits STATUS", true},
      {"unverified-layouts", "", "decode Xe layouts that are inferred, not read in any source"},
      {"output", "FMT", "csv (default), json, perfetto (native trace), chrome-json or html"},
+     {"perfetto-layout", "LAYOUT",
+      "--output perfetto: gpu-counters (default; GPU counter packets) or track-event (the older "
+      "generic counter tracks)"},
      {"summary", "", "print the totals over the capture as one row"},
      {"context", "ID", "keep only intervals that ran in this context (decimal or 0x hex; Gen8+)"},
      {"threads", "N", "threads for --summary of raw input (default: every core)"},
@@ -122,7 +129,7 @@ const command_spec decode_spec{
       "--metrics: integer products and quotients used as doubles: exact, as Intel's "
       "metrics-discovery (default), or truncated, as IGT (see docs/expressions.md)"}},
     0,
-    1};
+    1024};
 
 using intel::input_kind;
 
@@ -133,8 +140,10 @@ struct decode_options {
   std::string output = "csv";
   bool summary = false;
   std::optional<std::uint32_t> context;
-  unsigned threads = 0;  // --threads; 0: every core
-  std::string file;      // empty: the embedded default capture
+  unsigned threads = 0;            // --threads; 0: every core
+  std::string file;                // empty: the embedded default capture
+  std::vector<std::string> files;  // several: one Perfetto trace, a GPU per capture
+  output::perfetto::trace_layout trace_layout = output::perfetto::trace_layout::gpu_counters;
   std::optional<std::string> metrics_file;
   expr::arithmetic arithmetic = expr::arithmetic::mdapi;
   std::string metric_set;
@@ -308,6 +317,26 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     }
   }
   if (!a.positional.empty()) o.file = a.positional[0];
+  o.files = a.positional;
+  if (auto l = a.get("perfetto-layout")) {
+    const auto v = output::perfetto::parse_trace_layout(*l);
+    if (!v || o.output != "perfetto") {
+      fail("decode",
+           "--perfetto-layout goes with --output perfetto and is " +
+               std::string(output::perfetto::trace_layout_names) + ", not '" + *l + "'",
+           exit_usage);
+      return std::nullopt;
+    }
+    o.trace_layout = *v;
+  }
+  if (o.files.size() > 1 && (o.output != "perfetto" || o.summary ||
+                             o.trace_layout != output::perfetto::trace_layout::gpu_counters)) {
+    fail("decode",
+         "several FILEs make one trace: they need --output perfetto (gpu-counters layout, no "
+         "--summary); decode one FILE at a time otherwise",
+         exit_usage);
+    return std::nullopt;
+  }
   o.metrics_file = a.get("metrics");
   if (auto set = a.get("set")) o.metric_set = *set;
   if (!o.metrics_file && !o.metric_set.empty()) {
@@ -450,6 +479,8 @@ output::html::report_options report_facts(const decode_options& o, const capture
   return r;
 }
 
+int decode_one(decode_options o, output::perfetto::fleet_writer* fleet);
+
 }  // namespace
 
 int cmd_decode(const std::vector<std::string>& args) {
@@ -458,6 +489,24 @@ int cmd_decode(const std::vector<std::string>& args) {
   if (!parsed) return status;
   auto opt = read_options(*parsed, status);
   if (!opt) return status;
+  if (opt->files.size() <= 1) return decode_one(std::move(*opt), nullptr);
+  // A fleet: each FILE decoded as alone, into one trace.
+  if (::isatty(STDOUT_FILENO) != 0) {
+    return fail("decode", "--output perfetto writes binary; redirect stdout to a file", exit_usage);
+  }
+  output::perfetto::fleet_writer fleet;
+  for (const std::string& f : opt->files) {
+    decode_options one = *opt;
+    one.file = f;
+    if (const int st = decode_one(std::move(one), &fleet); st != exit_ok) return st;
+  }
+  return exit_ok;
+}
+
+namespace {
+
+int decode_one(decode_options o, output::perfetto::fleet_writer* fleet) {
+  std::optional<decode_options> opt(std::move(o));
 
   // No FILE: the embedded default capture, made by the emulator on the spot,
   // with the device the emulator models.
@@ -641,7 +690,7 @@ int cmd_decode(const std::vector<std::string>& args) {
   std::optional<output::csv_writer> csv;
   std::optional<output::json_writer> js;
   std::optional<output::chrome_json_writer> chrome;
-  std::optional<output::perfetto::trace_writer> trace;
+  std::unique_ptr<output::row_writer> trace;
   std::optional<output::html::report_writer> report;
   auto choose_writer = [&]() -> output::row_writer& {
     output::totals_metric_fn totals_metrics;
@@ -668,7 +717,18 @@ int cmd_decode(const std::vector<std::string>& args) {
       const std::string title = "hwpc " + std::string(intel::name_of(c.plat)) + " " +
                                 std::string(c.format->name) + ": " + opt->file;
       if (opt->output == "perfetto") {
-        return trace.emplace(out, schema, title, opt->metric_set, std::move(to_ns));
+        output::perfetto::trace_options to;
+        to.layout = opt->trace_layout;
+        to.title = title;
+        to.vendor = "Intel";
+        to.model = std::string(intel::name_of(c.plat));
+        to.metric_group = opt->metric_set;
+        if (c.time != nullptr && !c.time->empty()) {
+          to.correlation = output::perfetto::clock_pairs(c.time->points(), c.frequency);
+        }
+        to.to_ns = std::move(to_ns);
+        trace = output::perfetto::make_trace_writer(out, schema, std::move(to), fleet);
+        return *trace;
       }
       return chrome.emplace(out, schema, title, std::move(to_ns));
     }
@@ -723,5 +783,7 @@ int cmd_decode(const std::vector<std::string>& args) {
   }
   return exit_ok;
 }
+
+}  // namespace
 
 }  // namespace hwpc::cli

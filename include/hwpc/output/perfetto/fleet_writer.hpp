@@ -7,14 +7,14 @@
 // hwpc.dask.to_perfetto().
 //
 // Captures are written one after another, each streamed as its rows come:
-//   fleet_writer f(out);
-//   auto& w = f.next(schema_a, capture_a);  ... w.write(row) ...  w.end(acc);
-//   auto& v = f.next(schema_b, capture_b);  ...
+//   fleet_writer f;
+//   auto a = f.next(out, schema_a, capture_a);  ... a->write(row) ...  a->end(acc);
+//   auto b = f.next(out, schema_b, capture_b);  ...
 // or, with every capture's rows at hand, write_fleet(out, streams).
 #pragma once
 
 #include <functional>
-#include <optional>
+#include <memory>
 #include <span>
 
 #include "hwpc/core/row.hpp"
@@ -25,20 +25,19 @@ namespace hwpc::output::perfetto {
 
 class fleet_writer {
  public:
-  explicit fleet_writer(text_buffer& out) : out_(out) {}
-
-  // The writer of the next capture (the previous one must have ended).
-  // `s` must outlive it.
-  gpu_counter_writer& next(const row_schema& s, gpu_capture c) {
-    const gpu_slot slot{static_cast<std::int32_t>(count_), static_cast<std::uint32_t>(count_ + 1)};
+  // The slot of the next capture: GPU id = captures so far, sequence = that + 1.
+  gpu_slot next_slot() noexcept {
+    const gpu_slot s{static_cast<std::int32_t>(count_), static_cast<std::uint32_t>(count_ + 1)};
     ++count_;
-    return current_.emplace(out_, s, std::move(c), slot);
+    return s;
+  }
+  // The writer of the next capture; `s` must outlive it.
+  std::unique_ptr<gpu_counter_writer> next(text_buffer& out, const row_schema& s, gpu_capture c) {
+    return std::make_unique<gpu_counter_writer>(out, s, std::move(c), next_slot());
   }
   std::size_t captures() const noexcept { return count_; }
 
  private:
-  text_buffer& out_;
-  std::optional<gpu_counter_writer> current_;
   std::size_t count_ = 0;
 };
 
@@ -51,8 +50,11 @@ struct capture_stream {
 };
 
 inline void write_fleet(text_buffer& out, std::span<capture_stream> streams) {
-  fleet_writer f(out);
-  for (capture_stream& c : streams) c.rows(f.next(*c.schema, std::move(c.capture)));
+  fleet_writer f;
+  for (capture_stream& c : streams) {
+    auto w = f.next(out, *c.schema, std::move(c.capture));
+    c.rows(*w);
+  }
 }
 
 }  // namespace hwpc::output::perfetto
