@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,7 +27,7 @@
 #include "hwpc/output/csv.hpp"
 #include "hwpc/output/html/report_writer.hpp"
 #include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
+#include "hwpc/output/perfetto/make_trace.hpp"
 #include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
 #include "output.hpp"
@@ -70,6 +71,8 @@ const command_spec adreno_spec{
      {"gpu", "NAME|CHIP_ID", "the GPU whose names apply (hex and binary input name none)"},
      {"packets", "", "with --output csv|json: the packet listing as records"},
      {"format", "FORMAT", "auto (default), rd, hex or bin"},
+     {"perfetto-layout", "gpu-counters|track-event",
+      "--output perfetto: GPU counter packets (default) or the older generic counter tracks"},
      {"output", "csv|json|perfetto|chrome-json|html",
       "write the query results as rows (html: hwpc report)"},
      {"summary", "", "one row: the results' totals"}},
@@ -212,7 +215,8 @@ class printer : public adreno::rd::capture_sink {
 
 // --output / --summary: the query results as rows through the shared writers.
 int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
-               const std::string& output_kind, bool summary, bool gzip, const adreno::device* gpu) {
+               const std::string& output_kind, bool summary, bool gzip, const adreno::device* gpu,
+               output::perfetto::trace_options trace_opt) {
   // Rows come from the generation's recogniser: the A5XX one for A5XX input,
   // the A6XX/A7XX one for a capture whose own ids name an A6XX or A7XX (the
   // library reads the ids). No GPU at all gets no meaning.
@@ -250,7 +254,7 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
   std::optional<output::csv_writer> csv;
   std::optional<output::json_writer> js;
   std::optional<output::chrome_json_writer> chrome;
-  std::optional<output::perfetto::trace_writer> trace;
+  std::unique_ptr<output::row_writer> trace;
   std::optional<output::html::report_writer> report;
   output::row_writer* w = nullptr;
   const std::string title =
@@ -269,7 +273,12 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
                           c = totals.cells();
                         });
   } else if (output_kind == "perfetto") {
-    w = &trace.emplace(out, schema, title, adreno::track_layout_of(*cols));
+    trace_opt.title = title;
+    trace_opt.vendor = "Qualcomm";
+    trace_opt.model = std::string(gpu->name);
+    trace_opt.columns = adreno::track_layout_of(*cols);
+    trace = output::perfetto::make_trace_writer(out, schema, std::move(trace_opt));
+    w = trace.get();
   } else if (output_kind == "chrome-json") {
     w = &chrome.emplace(out, schema, title);
   } else {
@@ -365,6 +374,17 @@ int cmd_adreno(const std::vector<std::string>& args) {
                 exit_usage);
   }
   const std::string output_kind = parsed->get("output").value_or("");
+  output::perfetto::trace_options trace_opt;
+  if (auto l = parsed->get("perfetto-layout")) {
+    const auto v = output::perfetto::parse_trace_layout(*l);
+    if (!v || output_kind != "perfetto") {
+      return fail("adreno",
+                  "--perfetto-layout goes with --output perfetto and is " +
+                      std::string(output::perfetto::trace_layout_names) + ", not '" + *l + "'",
+                  exit_usage);
+    }
+    trace_opt.layout = *v;
+  }
   const bool summary = parsed->has("summary");
   const bool packets = parsed->has("packets");
   if (packets &&
@@ -451,7 +471,9 @@ int cmd_adreno(const std::vector<std::string>& args) {
   if (gpu == nullptr && kind == "rd") gpu = adreno::rd::capture_device(data);
   const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
 
-  if (rows) return write_rows(path, kind, data, output_kind, summary, gzip, gpu);
+  if (rows) {
+    return write_rows(path, kind, data, output_kind, summary, gzip, gpu, std::move(trace_opt));
+  }
 
   out_buffer out(stdout);
   const bool listing = !parsed->has("queries");

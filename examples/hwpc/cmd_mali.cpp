@@ -11,6 +11,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,7 +29,7 @@
 #include "hwpc/output/csv.hpp"
 #include "hwpc/output/html/report_writer.hpp"
 #include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
+#include "hwpc/output/perfetto/make_trace.hpp"
 #include "hwpc/output/summary.hpp"
 #include "mapped_file.hpp"
 #include "report_facts.hpp"
@@ -77,6 +78,8 @@ const command_spec mali_spec{
      {"derived", "guide|database",
       "which derived counters: the Mali-G72 guide's (default on the G72) or Arm's database's"},
      {"counters-only", "", "no derived counters"},
+     {"perfetto-layout", "gpu-counters|track-event",
+      "--output perfetto: GPU counter packets (default) or the older generic counter tracks"},
      {"output", "csv|json|perfetto|chrome-json|html",
       "output format (default csv; html: hwpc report)"},
      {"per-instance", "", "also each L2 slice's and shader core's counters"},
@@ -287,6 +290,17 @@ int cmd_mali(const std::vector<std::string>& args) {
   }
 
   const std::string output_kind = parsed->get("output").value_or("csv");
+  output::perfetto::trace_options trace_opt;
+  if (auto l = parsed->get("perfetto-layout")) {
+    const auto v = output::perfetto::parse_trace_layout(*l);
+    if (!v || output_kind != "perfetto") {
+      return fail("mali",
+                  "--perfetto-layout goes with --output perfetto and is " +
+                      std::string(output::perfetto::trace_layout_names) + ", not '" + *l + "'",
+                  exit_usage);
+    }
+    trace_opt.layout = *v;
+  }
   if (output_kind != "csv" && output_kind != "json" && output_kind != "chrome-json" &&
       output_kind != "perfetto" && output_kind != "html") {
     return fail("mali", "--output: expected csv, json, perfetto, chrome-json or html", exit_usage);
@@ -323,7 +337,7 @@ int cmd_mali(const std::vector<std::string>& args) {
   std::optional<output::csv_writer> csv;
   std::optional<output::json_writer> js;
   std::optional<output::chrome_json_writer> chrome;
-  std::optional<output::perfetto::trace_writer> trace;
+  std::unique_ptr<output::row_writer> trace;
   std::optional<output::html::report_writer> report;
   std::optional<error> metric_error;
   output::row_writer* w = nullptr;
@@ -346,8 +360,12 @@ int cmd_mali(const std::vector<std::string>& args) {
   } else if (json) {
     w = &js.emplace(out, schema);
   } else if (perfetto) {
-    w = &trace.emplace(out, schema, "hwpc mali " + schema.source + ": " + path,
-                       mali::track_layout_of(*gpu, schema, ropt));
+    trace_opt.title = "hwpc mali " + schema.source + ": " + path;
+    trace_opt.vendor = "Arm";
+    trace_opt.model = std::string(gpu->name);
+    trace_opt.columns = mali::track_layout_of(*gpu, schema, ropt);
+    trace = output::perfetto::make_trace_writer(out, schema, std::move(trace_opt));
+    w = trace.get();
   } else if (output_kind == "chrome-json") {
     w = &chrome.emplace(out, schema, "hwpc mali " + schema.source + ": " + path);
   } else {

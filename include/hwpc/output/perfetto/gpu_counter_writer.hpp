@@ -31,7 +31,8 @@
 // (trace_processor keeps the NaN; SQL reads it as NULL), never a value of
 // another interval. So every counter row holds the value of the interval
 // from its ts to the next row's ts, as the CSV does.
-// An interval that begins where it ends (or before) is given 1 ns; one that
+// An interval that begins where it ends (or before) is given 1 ns, one that
+// begins at 0 begins at 1 ns (every timestamp is positive); one that
 // begins before the track's previous sample (overlapping results) has no
 // opening: its value covers the time since that sample. Rows whose schema
 // has no clock (ticks_per_second 0: raw Mali vinstr samples) are placed at
@@ -94,6 +95,7 @@ class gpu_counter_writer final : public row_writer {
       e = ns(r.end);
     }
     if (b >= e) b = e == 0 ? 0 : e - 1;
+    if (b == 0 && e > 1) b = 1;  // no packet at 0: timestamps are positive
     if (!header_done_) header(b);
     opening_.clear();
     values_.clear();
