@@ -205,40 +205,54 @@ class PerfettoGpuTool : public hwpc::testing::tool_test {
     return r;
   }
 
+  // Rows of a trace_processor query (CSV, strings unquoted; hwpc's names hold
+  // no commas), after its header line, the one that names `first_column`.
+  std::vector<std::vector<std::string>> tp_query(const std::string& tp, const std::string& trace,
+                                                 const std::string& sql,
+                                                 const std::string& first_column) {
+    const std::string file = (dir_ / "q.sql").string();
+    std::ofstream(file) << sql << "\n";
+    const auto out = run_command(tp + " query -f " + file + " " + trace + " 2>/dev/null");
+    EXPECT_EQ(out.status, 0) << out.out.substr(0, 2000);
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(out.out);
+    bool header = false;
+    for (std::string line; std::getline(in, line);) {
+      if (!header) {
+        header = line.find(first_column) != std::string::npos;
+        continue;
+      }
+      auto f = split(line);
+      for (auto& x : f) {
+        if (x.size() >= 2 && x.front() == '"') x = x.substr(1, x.size() - 2);
+      }
+      rows.push_back(std::move(f));
+    }
+    EXPECT_TRUE(header) << out.out.substr(0, 2000);
+    return rows;
+  }
+
   // 3. trace_processor, when one is named.
   void check_trace_processor(const std::string& trace, const hwpc::testing::import::result& r,
                              const std::vector<csv_capture>& caps) {
     const char* tp = std::getenv("HWPC_TRACE_PROCESSOR");
     if (tp == nullptr || *tp == '\0') return;
-    const std::string sql = (dir_ / "q.sql").string();
-    std::ofstream(sql) << "select t.gpu_id, t.name, ifnull(t.unit, '(null)') as unit, c.ts, "
-                          "ifnull(c.value, 'nan') as value from counter c join gpu_counter_track t "
-                          "on c.track_id = t.id order by t.gpu_id, t.name, c.ts;\n";
-    const auto out =
-        run_command(std::string(tp) + " query -f " + sql + " " + trace + " 2>/dev/null");
-    ASSERT_EQ(out.status, 0) << out.out.substr(0, 2000);
     std::map<std::pair<std::int32_t, std::string>, std::vector<std::pair<std::int64_t, double>>>
         rows;
     std::map<std::pair<std::int32_t, std::string>, std::string> units;
-    std::istringstream in(out.out);
-    std::string line;
-    bool header = false;
-    while (std::getline(in, line)) {
-      if (!header) {
-        header = line.find("gpu_id") != std::string::npos;
-        continue;
-      }
-      auto f = split(line);
+    for (const auto& f : tp_query(tp, trace,
+                                  "select t.gpu_id, t.name, ifnull(t.unit, '(null)') as unit, "
+                                  "c.ts, ifnull(c.value, 'nan') as value from counter c join "
+                                  "gpu_counter_track t on c.track_id = t.id order by t.gpu_id, "
+                                  "t.name, c.ts;",
+                                  "gpu_id")) {
       if (f.size() < 5) continue;
-      for (auto& x : f) {
-        if (x.size() >= 2 && x.front() == '"') x = x.substr(1, x.size() - 2);
-      }
-      // A name with a comma would split: hwpc's column names have none.
       const std::pair<std::int32_t, std::string> key{std::stoi(f[0]), f[1]};
       units[key] = f[2];
-      rows[key].emplace_back(std::stoll(f[3]), f[4] == "nan" ? std::nan("") : std::stod(f[4]));
+      rows[key].emplace_back(std::stoll(f[3]), std::stod(f[4]));
     }
-    ASSERT_FALSE(rows.empty()) << out.out.substr(0, 2000);
+    ASSERT_FALSE(rows.empty()) << "trace_processor found no GPU counter";
+    std::size_t tracks = 0;
     for (std::size_t g = 0; g < caps.size(); ++g) {
       for (const std::string& col : caps[g].columns) {
         const std::pair<std::int32_t, std::string> key{static_cast<std::int32_t>(g), col};
@@ -246,6 +260,7 @@ class PerfettoGpuTool : public hwpc::testing::tool_test {
         ASSERT_NE(t, nullptr) << col;
         ASSERT_EQ(rows.count(key), 1u)
             << "trace_processor has no gpu_counter_track " << col << " on GPU " << g;
+        ++tracks;
         EXPECT_EQ(units[key], t->unit.value_or("(null)")) << col;
         const auto& got = rows[key];
         ASSERT_EQ(got.size(), t->rows.size()) << col;
@@ -259,6 +274,24 @@ class PerfettoGpuTool : public hwpc::testing::tool_test {
           }
         }
       }
+    }
+    EXPECT_EQ(rows.size(), tracks) << "trace_processor has tracks no CSV column names";
+    // The GPUs by GpuInfo's names, one per capture.
+    std::map<std::int32_t, std::string> gpus;
+    for (const auto& f :
+         tp_query(tp, trace, "select gpu, name as gpu_name from gpu order by gpu;", "gpu_name")) {
+      if (f.size() >= 2) gpus[std::stoi(f[0])] = f[1];
+    }
+    EXPECT_EQ(gpus, r.gpu_names);
+    // Nothing dropped or rejected on the way.
+    for (const auto& f : tp_query(tp, trace,
+                                  "select name as stat_name, idx, value from stats where value > 0 "
+                                  "and (name like 'gpu_counters%' or name like 'clock_sync%' or "
+                                  "name like '%timestamp%' or name like 'invalid_clock%' or "
+                                  "name like 'packet_skipped%');",
+                                  "stat_name")) {
+      ADD_FAILURE() << "trace_processor stat: " << (f.empty() ? "" : f[0])
+                    << (f.size() > 2 ? " = " + f[2] : "");
     }
   }
 
