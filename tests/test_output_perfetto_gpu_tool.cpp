@@ -340,7 +340,7 @@ class PerfettoGpuTool : public hwpc::testing::tool_test {
     const auto csv = run_tool(args + cap, true);
     ASSERT_EQ(csv.status, 0);
     const auto hz = hwpc::intel::info(hwpc::intel::platform::hsw).timestamp_frequency_hz;
-    const auto c = parse_csv(csv.out, [hz](std::uint64_t t) {
+    const auto c = parse_csv(csv.out, [&](std::uint64_t t) {
       return static_cast<std::uint64_t>(hwpc::output::ticks_to_ns(t, hz));
     });
     ASSERT_GT(c.times.size(), 20u);
@@ -444,7 +444,7 @@ TEST_F(PerfettoGpuTool, FleetOfEightRecordings) {
     files += " " + cap;
     const auto csv = run_tool(args + cap, true);
     ASSERT_EQ(csv.status, 0);
-    caps.push_back(parse_csv(csv.out, [hz](std::uint64_t t) {
+    caps.push_back(parse_csv(csv.out, [&](std::uint64_t t) {
       return static_cast<std::uint64_t>(hwpc::output::ticks_to_ns(t, hz));
     }));
   }
