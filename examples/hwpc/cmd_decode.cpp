@@ -53,7 +53,7 @@ namespace {
 const command_spec decode_spec{
     "decode",
     "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|xe-stream|recording] "
-    "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE] "
+    "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE]... "
     "[--output csv|json|perfetto|chrome-json|html] [--perfetto-layout gpu-counters|track-event] "
     "[--summary] [--context ID] [--threads N] "
     "[--metrics FILE.xml [--set SYMBOL] [--device-var NAME=VALUE]...]",
