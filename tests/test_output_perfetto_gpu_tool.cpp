@@ -283,13 +283,18 @@ class PerfettoGpuTool : public hwpc::testing::tool_test {
       if (f.size() >= 2) gpus[std::stoi(f[0])] = f[1];
     }
     EXPECT_EQ(gpus, r.gpu_names);
-    // Nothing dropped or rejected on the way.
-    for (const auto& f : tp_query(tp, trace,
-                                  "select name as stat_name, idx, value from stats where value > 0 "
-                                  "and (name like 'gpu_counters%' or name like 'clock_sync%' or "
-                                  "name like '%timestamp%' or name like 'invalid_clock%' or "
-                                  "name like 'packet_skipped%');",
-                                  "stat_name")) {
+    // Nothing dropped or rejected on the way. Left out: the analysis log
+    // clock_sync_unrelatable_clock_domains, which a trace whose trace clock is
+    // MONOTONIC may log for the BOOTTIME edge the proto reader always defers
+    // (../shared/docs/FACTS-perfetto-gpu.md 2.6); nothing here is on BOOTTIME,
+    // and a packet that did fail to convert counts in clock_sync_failure_*.
+    for (const auto& f : tp_query(
+             tp, trace,
+             "select name as stat_name, idx, value from stats where value > 0 "
+             "and (name like 'gpu_counters%' or name like 'clock_sync%' or "
+             "name like '%timestamp%' or name like 'invalid_clock%' or "
+             "name like 'packet_skipped%') and name != 'clock_sync_unrelatable_clock_domains';",
+             "stat_name")) {
       ADD_FAILURE() << "trace_processor stat: " << (f.empty() ? "" : f[0])
                     << (f.size() > 2 ? " = " + f[2] : "");
     }
