@@ -1,10 +1,13 @@
 // Writer throughput and size, each output beside the others on the same rows:
-//   write/csv, write/perfetto, write/chrome_json
+//   write/csv, write/perfetto_gpu, write/perfetto, write/chrome_json
 // 20,000 intervals of an HSW A45_B8_C8-like schema (61 counters: GPU_TICKS-
 // sized and event-sized increments from a fixed xorshift stream), written to
 // memory. Reported: values per second (items) and bytes per value; decoding
-// is not included (bench_decode measures it).
-//   write/mali_csv, write/mali_perfetto
+// is not included (bench_decode measures it). write/perfetto_gpu is
+// `--output perfetto` (GPU counter packets, one per row), write/perfetto the
+// older track-event layout (`--perfetto-layout track-event`, one packet per
+// value), beside each other on the same rows.
+//   write/mali_csv, write/mali_perfetto_gpu, write/mali_perfetto
 // 500 emulated kinstr_prfcnt samples of a Mali-G78 (2 L2 slices, 8 cores),
 // decoded once to per-instance rows (the sums and every slice's and core's
 // counters, as `hwpc mali --output perfetto` writes them), then written as
@@ -24,6 +27,7 @@
 #include "hwpc/mali/tracks.hpp"
 #include "hwpc/output/chrome_json.hpp"
 #include "hwpc/output/csv.hpp"
+#include "hwpc/output/perfetto/gpu_counter_writer.hpp"
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "hwpc/output/text.hpp"
 
@@ -94,6 +98,13 @@ void BM_write_csv(benchmark::State& st) {
 void BM_write_perfetto(benchmark::State& st) {
   write(st, [](hwpc::output::text_buffer& out, const hwpc::row_schema& s) {
     return std::make_unique<hwpc::output::perfetto::trace_writer>(out, s, "bench");
+  });
+}
+void BM_write_perfetto_gpu(benchmark::State& st) {
+  write(st, [](hwpc::output::text_buffer& out, const hwpc::row_schema& s) {
+    hwpc::output::perfetto::gpu_capture c;
+    c.gpu.name = "bench";
+    return std::make_unique<hwpc::output::perfetto::gpu_counter_writer>(out, s, c);
   });
 }
 void BM_write_chrome_json(benchmark::State& st) {
@@ -179,12 +190,25 @@ void BM_write_mali_perfetto(benchmark::State& st) {
   });
 }
 
+void BM_write_mali_perfetto_gpu(benchmark::State& st) {
+  write_mali(st, [](hwpc::output::text_buffer& out, const mali_rows& r) {
+    hwpc::output::perfetto::gpu_capture c;
+    c.gpu.name = "bench";
+    c.layout = hwpc::mali::track_layout_of(*r.gpu, r.schema, r.opt);
+    return std::make_unique<hwpc::output::perfetto::gpu_counter_writer>(out, r.schema, c);
+  });
+}
+
 }  // namespace
 
 BENCHMARK(BM_write_csv)->Name("write/csv")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_write_perfetto_gpu)->Name("write/perfetto_gpu")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_write_perfetto)->Name("write/perfetto")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_write_chrome_json)->Name("write/chrome_json")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_write_mali_csv)->Name("write/mali_csv")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_write_mali_perfetto_gpu)
+    ->Name("write/mali_perfetto_gpu")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_write_mali_perfetto)->Name("write/mali_perfetto")->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

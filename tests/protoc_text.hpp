@@ -62,3 +62,50 @@ inline std::string skip_reason(std::filesystem::path& proto_dir) {
 }
 
 }  // namespace hwpc::testing::protoc
+
+namespace hwpc::testing::protoc {
+
+// Every field of every packet in order, "path.to.field" -> value, repeated
+// fields kept (GpuCounterEvent.counters, descriptor specs). `nested` counts
+// the messages opened so far, so the fields of one repeated message share a
+// number: ("gpu_counter_event.counters", n) groups one counter's fields.
+struct ordered_field {
+  std::string key;
+  std::string value;
+  std::size_t message = 0;  // which nested message (innermost) the field is in
+};
+using ordered_packet = std::vector<ordered_field>;
+
+inline std::vector<ordered_packet> parse_ordered(const std::string& text) {
+  std::vector<ordered_packet> out;
+  std::vector<std::string> scope;
+  std::vector<std::size_t> ids;
+  std::size_t next_id = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto b = line.find_first_not_of(' ');
+    if (b == std::string::npos) continue;
+    line = line.substr(b);
+    if (line.back() == '{') {
+      if (scope.empty()) out.emplace_back();
+      scope.push_back(line.substr(0, line.size() - 2));
+      ids.push_back(++next_id);
+      continue;
+    }
+    if (line == "}") {
+      scope.pop_back();
+      ids.pop_back();
+      continue;
+    }
+    const auto colon = line.find(": ");
+    std::string key;
+    for (std::size_t i = 1; i < scope.size(); ++i) key += scope[i] + ".";
+    key += line.substr(0, colon);
+    std::string v = line.substr(colon + 2);
+    if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
+    out.back().push_back({key, v, ids.back()});
+  }
+  return out;
+}
+
+}  // namespace hwpc::testing::protoc

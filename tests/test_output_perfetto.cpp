@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hwpc/output/perfetto/fields.hpp"
+#include "hwpc/output/perfetto/fields_gpu.hpp"
 #include "hwpc/output/perfetto/proto_writer.hpp"
 #include "hwpc/output/perfetto/trace_writer.hpp"
 #include "perfetto_test_util.hpp"
@@ -121,7 +122,11 @@ TEST(PerfettoFields, TableMatchesPerfettoTraceProto) {
   std::stringstream ss;
   ss << f.rdbuf();
   const std::string text = ss.str();
-  for (const auto& e : output::perfetto::table) {
+  std::vector<output::perfetto::field_entry> entries(output::perfetto::table.begin(),
+                                                     output::perfetto::table.end());
+  entries.insert(entries.end(), output::perfetto::gpu_table.begin(),
+                 output::perfetto::gpu_table.end());
+  for (const auto& e : entries) {
     // Each step of the scope opens a body inside the one before: a top-level
     // message at the start of a line, a nested one at any indent.
     std::string b = text;

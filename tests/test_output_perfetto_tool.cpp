@@ -62,7 +62,8 @@ class PerfettoTool : public hwpc::testing::tool_test {
       }
     }
     const std::string trace = (dir_ / (kind + ".pftrace")).string();
-    auto t = run_tool(args + "--output perfetto " + cap + " > " + trace, true);
+    auto t = run_tool(
+        args + "--output perfetto --perfetto-layout track-event " + cap + " > " + trace, true);
     ASSERT_EQ(t.status, 0) << t.out;
     auto csv = run_tool(args + cap, true);
     ASSERT_EQ(csv.status, 0);

@@ -166,7 +166,10 @@ TEST_F(PerfettoVendors, MaliTracksPerGpuBlockAndCore) {
     }
     const std::string opts = " --bus-width-bits 128 " + cap;
     const std::string pf = (dir_ / "mali.pftrace").string();
-    ASSERT_EQ(run_tool("mali --output perfetto" + opts + " > " + pf, true).status, 0);
+    ASSERT_EQ(
+        run_tool("mali --output perfetto --perfetto-layout track-event" + opts + " > " + pf, true)
+            .status,
+        0);
     const auto csv_run = run_tool("mali --per-instance" + opts, true);
     ASSERT_EQ(csv_run.status, 0);
     const table csv = parse_csv(csv_run.out);
@@ -276,7 +279,10 @@ TEST_F(PerfettoVendors, AdrenoQueriesAndCounterGroups) {
             static_cast<std::streamsize>(c.w.bytes.size()));
   }
   const std::string pf = (dir_ / "q.pftrace").string();
-  ASSERT_EQ(run_tool("adreno --output perfetto " + rd + " > " + pf, true).status, 0);
+  ASSERT_EQ(
+      run_tool("adreno --output perfetto --perfetto-layout track-event " + rd + " > " + pf, true)
+          .status,
+      0);
   const auto csv_run = run_tool("adreno --output csv " + rd, true);
   ASSERT_EQ(csv_run.status, 0);
   const table csv = parse_csv(csv_run.out);

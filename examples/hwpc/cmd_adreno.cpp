@@ -68,6 +68,8 @@ const command_spec adreno_spec{
      {"format", "FORMAT", "auto (default), rd, hex or bin"},
      {"output", "csv|json|perfetto|chrome-json|html",
       "write the query results as rows (html: hwpc report)"},
+     {"perfetto-layout", "gpu-counters|track-event",
+      "--output perfetto: GPU counter packets (default) or the older generic counter tracks"},
      {"summary", "", "one row: the results' totals"}},
     1,
     1};
@@ -208,7 +210,8 @@ class printer : public adreno::rd::capture_sink {
 
 // --output / --summary: the query results as rows through the shared writers.
 int write_rows(const std::string& path, const std::string& kind_text, byte_span data,
-               const output::output_choice& choice, bool gzip, const adreno::device* gpu) {
+               const output::output_choice& choice, output::perfetto::trace_layout layout,
+               bool gzip, const adreno::device* gpu) {
   // Rows come from the generation's recogniser: the A5XX one for A5XX input,
   // the A6XX/A7XX one for a capture whose own ids name an A6XX or A7XX. The
   // library decides (pipeline/adreno_open.hpp), as for hwpc.adreno.queries.
@@ -237,7 +240,12 @@ int write_rows(const std::string& path, const std::string& kind_text, byte_span 
   if (choice.kind == output::writer_kind::html) {
     parts.report = adreno_report_facts(path, kind_text, gzip, schema.metrics.size());
   }
-  if (choice.kind == output::writer_kind::perfetto) parts.tracks = adreno::track_layout_of(*cols);
+  if (choice.kind == output::writer_kind::perfetto) {
+    parts.tracks = adreno::track_layout_of(*cols);
+    parts.layout = layout;
+    parts.vendor = "Qualcomm";
+    if (gpu != nullptr) parts.model = std::string(gpu->name);
+  }
   const auto made = output::make_writer(choice, out, schema, std::move(parts));
   output::row_writer* w = made.writer.get();
   output::html::report_writer* report = made.report;
@@ -348,6 +356,15 @@ int cmd_adreno(const std::vector<std::string>& args) {
     if (!c) return fail("adreno", c.error_value().message, exit_usage);
     choice = *c;
   }
+  auto layout = output::perfetto::trace_layout::gpu_counters;
+  if (auto l = parsed->get("perfetto-layout")) {
+    if (!choice) {
+      return fail("adreno", "--perfetto-layout goes with --output perfetto", exit_usage);
+    }
+    auto v = output::check_perfetto_layout(*choice, *l);
+    if (!v) return fail("adreno", v.error_value().message, exit_usage);
+    layout = *v;
+  }
   if (rows && parsed->has("queries")) {
     return fail("adreno", "--queries is the listing's; --output and --summary write rows",
                 exit_usage);
@@ -401,7 +418,7 @@ int cmd_adreno(const std::vector<std::string>& args) {
   const adreno::device* gpu = adreno::device_of(*kind_of, data, forced);
   const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
 
-  if (rows) return write_rows(path, kind, data, *choice, gzip, gpu);
+  if (rows) return write_rows(path, kind, data, *choice, layout, gzip, gpu);
 
   out_buffer out(stdout);
   const bool listing = !parsed->has("queries");

@@ -51,8 +51,9 @@ namespace {
 const command_spec decode_spec{
     "decode",
     "hwpc decode [--platform P] [--format F] [--input-kind raw|i915-stream|xe-stream|recording] "
-    "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE] "
-    "[--output csv|json|perfetto|chrome-json|html] [--summary] [--context ID] [--threads N] "
+    "[--xe-loss OFFSET:STATUS]... [--unverified-layouts] [FILE]... "
+    "[--output csv|json|perfetto|chrome-json|html] [--perfetto-layout gpu-counters|track-event] "
+    "[--summary] [--context ID] [--threads N] "
     "[--metrics FILE.xml [--set SYMBOL] [--device-var NAME=VALUE]...]",
     "Decodes an OA capture; a Mali capture file or an Adreno capture (.rd, gzip, hex text)\n"
     "is recognised from its bytes and read as hwpc mali FILE / hwpc adreno FILE --output csv\n"
@@ -77,10 +78,13 @@ const command_spec decode_spec{
     "computes. --context keeps the intervals that ran in context ID (Gen8+:\n"
     "the CTX_ID of the earlier report, when its context-valid bit is set).\n"
     "--output perfetto writes a native Perfetto trace (protobuf; redirect stdout to a\n"
-    "file.pftrace): counter tracks with units under `raw counters` and the metric set,\n"
-    "values at each interval's end, at CPU time when a recording correlates it, else GPU\n"
-    "time; losses are instant events (docs/perfetto.md). --output chrome-json writes\n"
-    "Chrome trace-event JSON: one counter track per counter. --output html writes the\n"
+    "file.pftrace): GPU counters (Perfetto's GPU > Counters), one per column with its\n"
+    "units, grouped as `raw counters` and the metric set, each value over its interval,\n"
+    "on CPU CLOCK_MONOTONIC through clock snapshots when a recording correlates it;\n"
+    "several Intel FILEs make one trace with a GPU per capture (docs/perfetto.md).\n"
+    "--perfetto-layout track-event writes the older generic counter tracks instead.\n"
+    "--output chrome-json writes Chrome trace-event JSON: one counter track per counter. --output "
+    "html writes the\n"
     "self-contained HTML report of `hwpc report` (docs/report.md).\n"
     "--summary prints one row of totals instead.\n"
     "--metrics FILE.xml --set SYMBOL adds one column per metric of that set of an Intel\n"
@@ -110,6 +114,9 @@ const command_spec decode_spec{
       "xe-stream: a failed read() at byte OFFSET with drm_xe_oa_stream_status bits STATUS", true},
      {"unverified-layouts", "", "decode Xe layouts that are inferred, not read in any source"},
      {"output", "FMT", "csv (default), json, perfetto (native trace), chrome-json or html"},
+     {"perfetto-layout", "LAYOUT",
+      "--output perfetto: gpu-counters (default; GPU counter packets) or track-event (the older "
+      "generic counter tracks)"},
      {"summary", "", "print the totals over the capture as one row"},
      {"context", "ID", "keep only intervals that ran in this context (decimal or 0x hex; Gen8+)"},
      {"threads", "N", "threads for --summary of raw input (default: every core)"},
@@ -123,7 +130,7 @@ const command_spec decode_spec{
       "--metrics: integer products and quotients used as doubles: exact, as Intel's "
       "metrics-discovery (default), or truncated, as IGT (see docs/expressions.md)"}},
     0,
-    1};
+    1024};
 
 using intel::input_kind;
 
@@ -135,8 +142,10 @@ struct decode_options {
   bool summary = false;
   output::output_choice choice;  // --output and --summary, checked
   std::optional<std::uint32_t> context;
-  unsigned threads = 0;  // --threads; 0: every core
-  std::string file;      // empty: the embedded default capture
+  unsigned threads = 0;            // --threads; 0: every core
+  std::string file;                // empty: the embedded default capture
+  std::vector<std::string> files;  // several: one Perfetto trace, a GPU per capture
+  output::perfetto::trace_layout trace_layout = output::perfetto::trace_layout::gpu_counters;
   std::optional<std::string> metrics_file;
   expr::arithmetic arithmetic = expr::arithmetic::mdapi;
   std::string metric_set;
@@ -288,6 +297,23 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     }
   }
   if (!a.positional.empty()) o.file = a.positional[0];
+  o.files = a.positional;
+  if (auto l = a.get("perfetto-layout")) {
+    auto v = output::check_perfetto_layout(o.choice, *l);
+    if (!v) {
+      fail("decode", v.error_value().message, exit_usage);
+      return std::nullopt;
+    }
+    o.trace_layout = *v;
+  }
+  if (o.files.size() > 1 && (o.choice.kind != output::writer_kind::perfetto || o.summary ||
+                             o.trace_layout != output::perfetto::trace_layout::gpu_counters)) {
+    fail("decode",
+         "several FILEs make one trace: they need --output perfetto (gpu-counters layout, no "
+         "--summary); decode one FILE at a time otherwise",
+         exit_usage);
+    return std::nullopt;
+  }
   o.metrics_file = a.get("metrics");
   if (auto set = a.get("set")) o.metric_set = *set;
   if (!o.metrics_file && !o.metric_set.empty()) {
@@ -432,12 +458,33 @@ output::html::report_options report_facts(const decode_options& o, const capture
 
 }  // namespace
 
+int decode_one(decode_options o, const parsed_args& a, output::perfetto::fleet_writer* fleet);
+
+}  // namespace
+
 int cmd_decode(const std::vector<std::string>& args) {
   int status = exit_ok;
   auto parsed = parse(decode_spec, args, status);
   if (!parsed) return status;
   auto opt = read_options(*parsed, status);
   if (!opt) return status;
+  if (opt->files.size() <= 1) return decode_one(std::move(*opt), *parsed, nullptr);
+  // A fleet: each FILE decoded as alone, into one trace (read_options has
+  // refused every other output).
+  output::perfetto::fleet_writer fleet;
+  for (const std::string& f : opt->files) {
+    decode_options one = *opt;
+    one.file = f;
+    if (const int st = decode_one(std::move(one), *parsed, &fleet); st != exit_ok) return st;
+  }
+  return exit_ok;
+}
+
+namespace {
+
+int decode_one(decode_options o, const parsed_args& a, output::perfetto::fleet_writer* fleet) {
+  std::optional<decode_options> opt(std::move(o));
+  const parsed_args* parsed = &a;
 
   // A capture of another vendor, found by the library's identify()
   // (pipeline/identify.hpp): its own command reads it, with the options
@@ -455,9 +502,20 @@ int cmd_decode(const std::vector<std::string>& args) {
                           "--threads, --unverified-layouts and --xe-loss are Intel OA options",
                       exit_usage);
         }
-        std::vector<std::string> a{opt->file, "--output", opt->output};
-        if (opt->summary) a.emplace_back("--summary");
-        return id.vendor == vendor::mali ? cmd_mali(a) : cmd_adreno(a);
+        if (fleet != nullptr) {
+          return fail("decode",
+                      opt->file + " is " + std::string(to_string(id.vendor)) +
+                          ": a trace of several FILEs holds Intel OA captures; write this one "
+                          "alone",
+                      exit_usage);
+        }
+        std::vector<std::string> args{opt->file, "--output", opt->output};
+        if (opt->summary) args.emplace_back("--summary");
+        if (auto l = parsed->get("perfetto-layout")) {
+          args.emplace_back("--perfetto-layout");
+          args.emplace_back(*l);
+        }
+        return id.vendor == vendor::mali ? cmd_mali(args) : cmd_adreno(args);
       }
     }
   }
@@ -658,6 +716,13 @@ int cmd_decode(const std::vector<std::string>& args) {
     parts.title = "hwpc " + std::string(intel::name_of(c.plat)) + " " +
                   std::string(c.format->name) + ": " + opt->file;
     parts.metric_group = opt->metric_set;
+    parts.layout = opt->trace_layout;
+    parts.vendor = "Intel";
+    parts.model = std::string(intel::name_of(c.plat));
+    if (c.time != nullptr && !c.time->empty()) {
+      parts.correlation = output::perfetto::clock_pairs(c.time->points(), c.frequency);
+    }
+    parts.fleet = fleet;
     made = output::make_writer(opt->choice, out, schema, std::move(parts));
     return *made.writer;
   };
@@ -710,5 +775,7 @@ int cmd_decode(const std::vector<std::string>& args) {
   }
   return exit_ok;
 }
+
+}  // namespace
 
 }  // namespace hwpc::cli

@@ -75,6 +75,8 @@ const command_spec mali_spec{
      {"counters-only", "", "no derived counters"},
      {"output", "csv|json|perfetto|chrome-json|html",
       "output format (default csv; html: hwpc report)"},
+     {"perfetto-layout", "gpu-counters|track-event",
+      "--output perfetto: GPU counter packets (default) or the older generic counter tracks"},
      {"per-instance", "", "also each L2 slice's and shader core's counters"},
      {"max-clock-mhz", "F",
       "the GPU's highest clock: GPU_ACTIVE beyond duration x F is a plausibility warning"},
@@ -176,6 +178,12 @@ int cmd_mali(const std::vector<std::string>& args) {
                            ::isatty(STDOUT_FILENO) != 0);
   if (!choice) return library_fail("", choice.error_value());
   const bool perfetto = choice->kind == output::writer_kind::perfetto && !choice->summary;
+  auto layout = output::perfetto::trace_layout::gpu_counters;
+  if (auto l = parsed->get("perfetto-layout")) {
+    auto v = output::check_perfetto_layout(*choice, *l);
+    if (!v) return library_fail("", v.error_value());
+    layout = *v;
+  }
   auto file = pipeline::mapped_file::open(path);
   if (!file) return fail("mali", file.error_value().describe(), exit_bad_input);
   mo.per_instance = perfetto || parsed->has("per-instance");
@@ -204,7 +212,12 @@ int cmd_mali(const std::vector<std::string>& args) {
     if (header && header->gpu_id != 0) gpu_id = header->gpu_id;
     parts.report = mali_report_facts(path, *gpu, gpu_id, c.reader, c.layout, c.derived);
   }
-  if (perfetto) parts.tracks = mali::track_layout_of(*gpu, schema, ropt);
+  if (perfetto) {
+    parts.tracks = mali::track_layout_of(*gpu, schema, ropt);
+    parts.layout = layout;
+    parts.vendor = "Arm";
+    parts.model = std::string(gpu->name);
+  }
   const auto made = output::make_writer(*choice, out, schema, std::move(parts));
   output::row_writer* w = made.writer.get();
 

@@ -87,6 +87,9 @@ class Rows:
         self.warnings_total = int(raw.get("warnings_total", len(self.warnings)))
         self._reason_codes = None
         self._reasons = None
+        # Each row's interval in the schema's clock, not a column (the CSV has
+        # none): the Perfetto fleet writer places values over it.
+        self._interval = (raw.get("begin"), raw.get("end"))
         clock = _clock_units(s)
         cols = {}
         desc = {}

@@ -4,6 +4,7 @@
     client = Client("tcp://scheduler:8786")      # or LocalCluster(); any current Client
     df = hwpc.dask.read_captures("/captures/*.rec", metrics="oa-tglgt2.xml")
     totals = hwpc.dask.summaries("/captures/*.rec")
+    hwpc.dask.to_perfetto("/captures/*.rec", "fleet.pftrace")   # one trace, a GPU per capture
 
 Every worker opens the captures by path (a shared file system, or any path
 the workers see), so only paths travel to the workers and only columns come
@@ -16,9 +17,10 @@ import uuid
 
 import dask
 import dask.dataframe as dd
+import numpy as np
 import pandas as pd
 
-from . import adreno, intel, mali
+from . import _hwpc, adreno, intel, mali
 from ._errors import DecodeError
 
 _DECODERS = {"intel": intel.decode, "mali": mali.decode, "adreno": adreno.queries}
@@ -124,3 +126,55 @@ def summaries(paths, *, vendor="intel", **decode_options):
     df = pd.DataFrame(list(rows))
     df["error_offset"] = df["error_offset"].astype("Int64")
     return df
+
+
+_VENDOR_NAMES = {"intel": "Intel", "mali": "Arm", "adreno": "Qualcomm"}
+
+
+def _perfetto_part(path, vendor, options):
+    """One capture's columns as the fleet writer takes them (decoded on a worker)."""
+    try:
+        rows = _decoder(vendor)(path, **options)
+    except DecodeError as e:
+        e.path = path
+        raise
+    cols = rows.schema["columns"]
+    # An empty cell (masked) is a gap: NaN for a metric; a counter is empty only
+    # on a lost row, which the writer skips by `lost`.
+    plain = lambda a, kind: (np.ma.filled(a.astype(np.float64), np.nan)  # noqa: E731
+                             if kind == "metric" else np.ma.getdata(a))
+    pick = lambda kind: [(n, d["units"], plain(rows.columns[n], kind))  # noqa: E731
+                         for n, d in cols.items() if d["kind"] == kind]
+    begin, end = rows._interval
+    return {
+        "name": "hwpc %s %s: %s" % (vendor, rows.schema["source"], path),
+        "vendor": _VENDOR_NAMES[vendor],
+        "source": rows.schema["source"],
+        "clock": rows.schema["clock"],
+        "ticks_per_second": rows.schema["ticks_per_second"],
+        "begin": begin,
+        "end": end,
+        "counters": pick("counter"),
+        "metrics": pick("metric"),
+        "lost": rows.columns.get("lost"),
+    }
+
+
+def to_perfetto(paths, out, *, vendor="intel", **decode_options):
+    """One Perfetto trace of every capture, each its own GPU; returns ``out``.
+
+    The captures are decoded on the workers (as read_captures() does) and
+    written on the client by the library's fleet writer: capture k is GPU k
+    with its own packet sequence, interned counter descriptor and GpuInfo
+    name ("hwpc <vendor> <source>: <path>"), so Perfetto's UI shows one
+    "<name> Counters" group per capture under GPU (docs/perfetto.md).
+    Captures may differ in format, metric set or GPU. A capture that fails
+    raises hwpc.DecodeError with its path.
+    """
+    captures = capture_paths(paths)
+    _decoder(vendor)
+    tasks = [dask.delayed(_perfetto_part, pure=False)(p, vendor, decode_options)
+             for p in captures]
+    parts = dask.compute(*tasks)
+    _hwpc.perfetto_fleet(os.fspath(out), list(parts))
+    return out

@@ -137,6 +137,7 @@ class column_sink final : public output::row_writer {
     for (auto* v : {&report_, &offset_}) v->reserve(rows);
     ctx_.reserve(rows);
     ctx_unknown_.reserve(rows);
+    begin_.reserve(rows);
     end_.reserve(rows);
     lost_.reserve(rows);
     reason_.reserve(rows);
@@ -147,6 +148,7 @@ class column_sink final : public output::row_writer {
   void write(const row& r) override {
     report_.push_back(static_cast<std::int64_t>(r.report));
     offset_.push_back(static_cast<std::int64_t>(r.offset));
+    begin_.push_back(r.begin);
     end_.push_back(r.end);
     lost_.push_back(r.lost);
     reason_.push_back(reason_code(r.reason));
@@ -185,6 +187,7 @@ class column_sink final : public output::row_writer {
     pyb::dict d;
     d["report"] = to_numpy(std::move(report_));
     d["offset"] = to_numpy(std::move(offset_));
+    d["begin"] = to_numpy(std::move(begin_));  // not a column: the fleet trace places values
     d["end"] = to_numpy(std::move(end_));
     d["lost"] = to_numpy(std::move(lost_)).attr("view")("bool");
     d["reason_codes"] = to_numpy(std::move(reason_));
@@ -232,7 +235,7 @@ class column_sink final : public output::row_writer {
   };
   column_vector<std::int64_t> report_, offset_;
   column_vector<std::uint32_t> ctx_;
-  column_vector<std::uint64_t> end_;
+  column_vector<std::uint64_t> begin_, end_;
   column_vector<std::uint8_t> lost_, ctx_unknown_;
   column_vector<std::int32_t> reason_;
   std::vector<column_vector<std::uint64_t>> counters_;

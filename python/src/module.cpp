@@ -158,4 +158,5 @@ PYBIND11_MODULE(_hwpc, m) {
   bind_intel(m);
   bind_mali(m);
   bind_adreno(m);
+  bind_perfetto(m);
 }

@@ -109,3 +109,42 @@ def test_mali_names_reach_every_partition(client, tmp_path):
     want = np.concatenate([hwpc.mali.decode(p, names="streamline").columns["MaliGPUActiveCy"]
                            for p in paths])
     np.testing.assert_array_equal(got["MaliGPUActiveCy"].to_numpy(dtype=np.uint64), want)
+
+
+def test_to_perfetto_writes_a_gpu_per_capture(client, fleet, tmp_path):
+    import os
+    import re
+    import shutil
+    import subprocess
+
+    _, paths = fleet
+    out = tmp_path / "fleet.pftrace"
+    assert hwpc.dask.to_perfetto(paths, out, **KW) == out
+    proto = os.path.join(os.environ.get("HWPC_SHARED_DIR", "../shared"), "data", "perfetto")
+    if shutil.which("protoc") is None or not os.path.exists(os.path.join(proto, "perfetto_trace.proto")):
+        pytest.skip("protoc or ../shared/data/perfetto is absent")
+    with open(out, "rb") as f:
+        text = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I", proto,
+                               "perfetto_trace.proto"], stdin=f, capture_output=True,
+                              check=True).stdout.decode()
+    packets = text.split("\npacket {")
+    # Capture k: GPU k, named by its path, on sequence k + 1.
+    assert sorted({int(g) for g in re.findall(r"\n      gpu_id: (\d+)", text)}) == list(range(8))
+    assert re.findall(r'name: "hwpc intel hsw A45_B8_C8: ([^"]*)"', text) == paths
+    for k, p in enumerate(paths):
+        rows = hwpc.intel.decode(p, **KW)
+        keep = ~rows.columns["lost"] if "lost" in rows.columns else np.ones(len(rows), bool)
+        counters = [n for n, d in rows.schema["columns"].items() if d["kind"] == "counter"]
+        want = np.stack([np.ma.getdata(rows.columns[n])[keep] for n in counters], axis=1)
+        got, times = [], []
+        for pk in packets:
+            if "trusted_packet_sequence_id: %d\n" % (k + 1) not in pk:
+                continue
+            values = [int(v) for v in re.findall(r"int_value: (\d+)", pk)]
+            if values:
+                got.append(values)
+                times.append(int(re.search(r"\n  timestamp: (\d+)", pk).group(1)))
+        # Every row's values in one packet at its end (12.5 MHz: 80 ns a tick).
+        assert np.array_equal(np.array(got, dtype=np.uint64), want)
+        # The CSV's timestamp is the interval's end (its later report's TIME_STAMP).
+        assert times == list(np.ma.getdata(rows.columns["timestamp"])[keep] * 80)

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "hwpc/core/error.hpp"
 #include "hwpc/core/row.hpp"
@@ -20,7 +21,7 @@
 #include "hwpc/output/csv.hpp"
 #include "hwpc/output/html/report_writer.hpp"
 #include "hwpc/output/json.hpp"
-#include "hwpc/output/perfetto/trace_writer.hpp"
+#include "hwpc/output/perfetto/make_trace.hpp"
 #include "hwpc/output/summary.hpp"
 #include "hwpc/output/text.hpp"
 
@@ -68,6 +69,20 @@ inline result<output_choice> check_output(std::string_view output, bool summary,
   return c;
 }
 
+// `--perfetto-layout`: which Perfetto packets `--output perfetto` writes (GPU
+// counters by default). Given with any other output, or with an unknown
+// name, it is a usage error, the same for every door.
+inline result<perfetto::trace_layout> check_perfetto_layout(const output_choice& c,
+                                                            std::string_view layout) {
+  const auto v = perfetto::parse_trace_layout(layout);
+  if (!v || c.kind != writer_kind::perfetto || c.summary) {
+    return usage_error("--perfetto-layout goes with --output perfetto and is " +
+                       std::string(perfetto::trace_layout_names) + ", not '" + std::string(layout) +
+                       "'");
+  }
+  return *v;
+}
+
 // What a vendor adds to the rows for some writers.
 struct writer_parts {
   std::string title;                             // the trace's root track / process name
@@ -76,6 +91,14 @@ struct writer_parts {
   std::optional<perfetto::track_layout> tracks;  // perfetto: the vendor's track tree
   std::string metric_group;  // perfetto without `tracks`: the metrics' group track
   std::function<std::int64_t(std::uint64_t)> to_ns;  // traces: ticks to ns (else the schema's)
+  // perfetto: which packets (check_perfetto_layout), the GPU's GpuInfo, the
+  // recording's CPU/GPU correlation points (clock snapshots), and the fleet
+  // trace this capture joins as its next GPU (gpu-counters only; null: alone).
+  perfetto::trace_layout layout = perfetto::trace_layout::gpu_counters;
+  std::string vendor;
+  std::string model;
+  std::vector<perfetto::clock_pair> correlation;
+  perfetto::fleet_writer* fleet = nullptr;
 };
 
 struct made_writer {
@@ -102,15 +125,19 @@ inline made_writer make_writer(const output_choice& c, text_buffer& out, const r
       m.writer = std::move(r);
       break;
     }
-    case writer_kind::perfetto:
-      if (parts.tracks) {
-        m.writer = std::make_unique<perfetto::trace_writer>(
-            out, s, parts.title, std::move(*parts.tracks), std::move(parts.to_ns));
-      } else {
-        m.writer = std::make_unique<perfetto::trace_writer>(out, s, parts.title, parts.metric_group,
-                                                            std::move(parts.to_ns));
-      }
+    case writer_kind::perfetto: {
+      perfetto::trace_options o;
+      o.layout = parts.layout;
+      o.title = std::move(parts.title);
+      o.vendor = std::move(parts.vendor);
+      o.model = std::move(parts.model);
+      o.metric_group = std::move(parts.metric_group);
+      if (parts.tracks) o.columns = std::move(*parts.tracks);
+      o.to_ns = std::move(parts.to_ns);
+      o.correlation = std::move(parts.correlation);
+      m.writer = perfetto::make_trace_writer(out, s, std::move(o), parts.fleet);
       break;
+    }
     case writer_kind::chrome_json:
       m.writer = std::make_unique<chrome_json_writer>(out, s, parts.title, std::move(parts.to_ns));
       break;

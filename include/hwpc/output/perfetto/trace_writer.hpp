@@ -41,6 +41,7 @@
 #include "hwpc/output/chrome_json.hpp"
 #include "hwpc/output/perfetto/fields.hpp"
 #include "hwpc/output/perfetto/proto_writer.hpp"
+#include "hwpc/output/perfetto/track_layout.hpp"
 #include "hwpc/output/text.hpp"
 
 namespace hwpc::output::perfetto {
@@ -73,17 +74,6 @@ inline unit_spec unit_of(std::string_view units) {
   if (units == "events" || units == "number") return {counter_descriptor::unit_count, 1, {}};
   return {counter_descriptor::unit_unspecified, 1, units};
 }
-
-// The groups each column's track sits under, outermost first, below the
-// root (an empty path: directly under the root). Groups with the same path
-// are one track.
-struct track_layout {
-  std::vector<std::vector<std::string>> counters;  // one path per schema counter
-  std::vector<std::vector<std::string>> metrics;   // one path per schema metric
-  // Track names of the counter columns when they differ from the column
-  // names (a counter per core: the same name under each core's group).
-  std::vector<std::string> counter_names;
-};
 
 class trace_writer final : public row_writer {
  public:
@@ -119,11 +109,7 @@ class trace_writer final : public row_writer {
 
   // Intel's layout: counters under "raw counters", metrics under the set's name.
   static track_layout default_layout(const row_schema& s, std::string_view metric_group) {
-    track_layout l;
-    l.counters.assign(s.counters.size(), {"raw counters"});
-    l.metrics.assign(s.metrics.size(),
-                     {std::string(metric_group.empty() ? "metrics" : metric_group)});
-    return l;
+    return perfetto::default_layout(s, metric_group);
   }
 
   void write(const row& r) override {
