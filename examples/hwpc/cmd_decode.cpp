@@ -456,8 +456,6 @@ output::html::report_options report_facts(const decode_options& o, const capture
   return r;
 }
 
-}  // namespace
-
 int decode_one(decode_options o, const parsed_args& a, output::perfetto::fleet_writer* fleet);
 
 }  // namespace
