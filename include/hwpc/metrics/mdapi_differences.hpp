@@ -52,9 +52,8 @@ inline std::string definitions_refusal(std::string_view given, expr::arithmetic 
   if (!d) return "must be file, mdapi or newer, not '" + std::string(given) + "'";
   if (arith == expr::arithmetic::igt && *d != definitions::file) {
     return std::string(given) +
-           " takes metrics-discovery's formulas, which compute with its arithmetic: the igt "
-           "arithmetic computes the metric file's formulas as written (drop it, or take "
-           "definitions file)";
+           " takes metrics-discovery's formulas, which compute with its arithmetic, not igt's "
+           "(igt computes the metric file's formulas as written: definitions file)";
   }
   return {};
 }
