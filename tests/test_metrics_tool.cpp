@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -137,6 +138,58 @@ TEST_F(MetricsTool, ArithmeticOptionChoosesTheQuotient) {
   auto bad = run("decode --metrics " + xml + " --set P --arithmetic exact");
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.out.find("--arithmetic must be mdapi or igt"), std::string::npos) << bad.out;
+}
+
+// --definitions on an Xe2 set metrics-discovery also defines (docs/expressions.md, "Where
+// metrics-discovery and the metric files disagree"): XVE_INST_EXECUTED_ALU2_ALL_UTILIZATION is
+// the file's formula under file and mdapi (the default) and MDAPI's, twice it, under newer,
+// which also appends the two metrics only MDAPI defines in ComputeBasic.
+TEST_F(MetricsTool, DefinitionsNewerFollowsMdapiOnXe2) {
+#ifndef HWPC_HAVE_PUGIXML
+  GTEST_SKIP() << "built without pugixml";
+#else
+  const auto xe = std::filesystem::path(HWPC_SHARED_DIR) / "data" / "intel-metrics-xe";
+  for (const std::string platform : {"lnl", "bmg"}) {
+    const std::string xml = (xe / ("oa-" + platform + ".xml")).string();
+    if (!std::filesystem::exists(xml)) GTEST_SKIP() << "../shared is absent: " << xml;
+    const std::string rec = (dir_ / (platform + "-compute.rec")).string();
+    const std::string common = " --metrics " + xml + " --set ComputeBasic --summary";
+    auto e = run("emulate --platform " + platform + " --metrics " + xml +
+                 " --set ComputeBasic --output-kind xe-recording --reports 16 --out " + rec);
+    ASSERT_EQ(e.status, 0) << e.out;
+    std::map<std::string, std::vector<std::string> > header, totals;
+    for (const std::string d : {"file", "mdapi", "newer"}) {
+      auto r = run("decode " + rec + common + " --definitions " + d, true);
+      ASSERT_EQ(r.status, 0) << r.out;
+      std::stringstream lines(r.out);
+      std::string h, row;
+      std::getline(lines, h);
+      std::getline(lines, row);
+      header[d] = csv_fields(h);
+      totals[d] = csv_fields(row);
+      ASSERT_EQ(header[d].size(), totals[d].size()) << h;
+      if (d == "mdapi") {
+        EXPECT_EQ(run("decode " + rec + common, true).out, r.out) << "mdapi is the default";
+      }
+    }
+    auto at = [&](const std::string& d, const std::string& name) {
+      const auto& n = header[d];
+      const auto it = std::find(n.begin(), n.end(), name);
+      EXPECT_NE(it, n.end()) << name << " under " << d;
+      return it == n.end() ? 0.0 : std::stod(totals[d][static_cast<std::size_t>(it - n.begin())]);
+    };
+    const std::string alu2 = "XVE_INST_EXECUTED_ALU2_ALL_UTILIZATION";
+    const double file = at("file", alu2), mdapi = at("mdapi", alu2), newer = at("newer", alu2);
+    EXPECT_GT(mdapi, 0.0) << platform;
+    EXPECT_EQ(file, mdapi) << platform;
+    EXPECT_NEAR(newer, 2 * mdapi, 1e-12 * mdapi) << platform;
+    EXPECT_EQ(header["file"], header["mdapi"]) << platform;
+    std::vector<std::string> more = header["mdapi"];
+    more.emplace_back("AvgGpuCoreFrequencyMHz");
+    more.emplace_back("ResultUncertainty");
+    EXPECT_EQ(header["newer"], more) << platform;
+  }
+#endif
 }
 
 TEST_F(MetricsTool, MediaSetsReadMpecCountersAsA) {

@@ -128,7 +128,12 @@ const command_spec decode_spec{
       true},
      {"arithmetic", "mdapi|igt",
       "--metrics: integer products and quotients used as doubles: exact, as Intel's "
-      "metrics-discovery (default), or truncated, as IGT (see docs/expressions.md)"}},
+      "metrics-discovery (default), or truncated, as IGT (see docs/expressions.md)"},
+     {"definitions", "file|mdapi|newer",
+      "--metrics: a set metrics-discovery also defines computes from the file's formulas, from "
+      "metrics-discovery's where they compute what the file's do (default), or from "
+      "metrics-discovery's everywhere, adding the metrics only it defines; mdapi and newer "
+      "need --arithmetic mdapi, the arithmetic of those formulas (see docs/expressions.md)"}},
     0,
     1024};
 
@@ -148,6 +153,7 @@ struct decode_options {
   output::perfetto::trace_layout trace_layout = output::perfetto::trace_layout::gpu_counters;
   std::optional<std::string> metrics_file;
   expr::arithmetic arithmetic = expr::arithmetic::mdapi;
+  metrics::mdapi::definitions definitions = metrics::mdapi::definitions::mdapi;
   std::string metric_set;
   metrics::device_values device_overrides;
   bool unverified = false;                       // --unverified-layouts
@@ -339,6 +345,21 @@ std::optional<decode_options> read_options(const parsed_args& a, int& status) {
     }
     o.arithmetic = *v;
   }
+  if (!o.metrics_file && a.has("definitions")) {
+    fail("decode",
+         "--definitions chooses which formulas a metric set computes from: it needs --metrics "
+         "FILE.xml",
+         exit_usage);
+    return std::nullopt;
+  }
+  if (auto d = a.get("definitions")) {
+    const std::string why = metrics::mdapi::definitions_refusal(*d, o.arithmetic);
+    if (!why.empty()) {
+      fail("decode", "--definitions " + why, exit_usage);
+      return std::nullopt;
+    }
+    o.definitions = *metrics::mdapi::parse_definitions(*d);
+  }
   for (const auto& dv : a.all("device-var")) {
     auto v = pipeline::parse_device_var(dv);
     if (!v) {
@@ -493,10 +514,11 @@ int decode_one(decode_options o, const parsed_args& a, output::perfetto::fleet_w
       if (id.vendor == vendor::mali || id.vendor == vendor::adreno) {
         if (opt->metrics_file || opt->context || opt->threads != 0 ||
             !opt->device_overrides.empty() || opt->unverified || !opt->xe_losses.empty() ||
-            parsed->has("arithmetic")) {
+            parsed->has("arithmetic") || parsed->has("definitions")) {
           return fail("decode",
                       opt->file + " is " + std::string(to_string(id.vendor)) + " (" + id.why +
-                          "): --metrics, --set, --device-var, --arithmetic, --context, "
+                          "): --metrics, --set, --device-var, --arithmetic, --definitions, "
+                          "--context, "
                           "--threads, --unverified-layouts and --xe-loss are Intel OA options",
                       exit_usage);
         }
@@ -657,7 +679,7 @@ int decode_one(decode_options o, const parsed_args& a, output::perfetto::fleet_w
     metrics::device_values values = metrics::to_device_values(dev);
     for (const auto& [name, v] : opt->device_overrides) values[name] = v;
     auto m = pipeline::load_metric_columns(*opt->metrics_file, opt->metric_set, schema, values,
-                                           opt->arithmetic);
+                                           opt->arithmetic, opt->definitions);
     if (!m) {
       // A name that the capture or the command line does not supply (a set,
       // a variable, a counter) is a usage error; anything wrong in the file

@@ -29,8 +29,8 @@ namespace {
 
 // The options each vendor's command takes (forwarded as given).
 constexpr std::string_view intel_options[] = {
-    "platform", "format",  "input-kind", "xe-loss",    "unverified-layouts",
-    "context",  "metrics", "set",        "device-var", "arithmetic"};
+    "platform", "format", "input-kind", "xe-loss",    "unverified-layouts", "context",
+    "metrics",  "set",    "device-var", "arithmetic", "definitions"};
 constexpr std::string_view mali_options[] = {"gpu",       "reader",       "l2-slices",
                                              "core-mask", "core-index",   "bus-width-bits",
                                              "derived",   "counters-only"};
@@ -73,6 +73,8 @@ const command_spec report_spec{
      {"set", "SYMBOL", "Intel: metric set of --metrics to chart"},
      {"device-var", "NAME=VALUE", "Intel: a device variable for the formulas", true},
      {"arithmetic", "mdapi|igt", "Intel: the formulas' arithmetic (hwpc decode --help)"},
+     {"definitions", "file|mdapi|newer",
+      "Intel: the file's or metrics-discovery's formulas (hwpc decode --help)"},
      {"gpu", "NAME|GPU_ID", "Mali: the GPU (hwpc mali --help); Adreno: hwpc adreno --gpu"},
      {"reader", "vinstr|kinstr", "Mali: the kernel reader"},
      {"l2-slices", "N", "Mali: number of L2 slices"},

@@ -14,14 +14,15 @@ Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Any]
 def _options(*, platform: Optional[str] = None, format: Optional[str] = None,
              input_kind: Optional[str] = None, metrics: Optional[Union[str, os.PathLike]] = None,
              set: Optional[str] = None, device_vars: Optional[Mapping[str, Union[int, float]]] = None,
-             arithmetic: Optional[str] = None, context: Optional[int] = None,
+             arithmetic: Optional[str] = None, definitions: Optional[str] = None,
+             context: Optional[int] = None,
              summary: bool = False, xe_losses: Optional[Iterable[Tuple[int, int]]] = None,
              unverified_layouts: bool = False) -> Dict[str, Any]:
     return {
         "platform": platform, "format": format, "input_kind": input_kind,
         "metrics": None if metrics is None else os.fspath(metrics), "set": set,
         "device_vars": dict(device_vars) if device_vars else None,
-        "arithmetic": arithmetic, "context": context,
+        "arithmetic": arithmetic, "definitions": definitions, "context": context,
         "summary": bool(summary), "unverified_layouts": bool(unverified_layouts),
         "xe_losses": [tuple(x) for x in xe_losses] if xe_losses else None,
     }
@@ -30,7 +31,8 @@ def _options(*, platform: Optional[str] = None, format: Optional[str] = None,
 def decode(source: Source, *, platform: Optional[str] = None, format: Optional[str] = None,
            input_kind: Optional[str] = None, metrics: Optional[Union[str, os.PathLike]] = None,
            set: Optional[str] = None, device_vars: Optional[Mapping[str, Union[int, float]]] = None,
-           arithmetic: Optional[str] = None, context: Optional[int] = None,
+           arithmetic: Optional[str] = None, definitions: Optional[str] = None,
+           context: Optional[int] = None,
            summary: bool = False, xe_losses: Optional[Iterable[Tuple[int, int]]] = None,
            unverified_layouts: bool = False) -> Rows:
     """The rows of ``hwpc decode`` for an OA capture.
@@ -41,13 +43,18 @@ def decode(source: Source, *, platform: Optional[str] = None, format: Optional[s
     ``metrics``: a metric XML path; ``set``: a set's symbol (a recording
     names its own); ``device_vars``: {name: number} overrides;
     ``arithmetic``: "mdapi" (default) or "igt", how metric formulas compute
-    (``hwpc decode --arithmetic``). ``context`` keeps one context's
+    (``hwpc decode --arithmetic``). ``definitions``: "file", "mdapi"
+    (default) or "newer", whether a set metrics-discovery also defines
+    computes from the file's formulas or from metrics-discovery's
+    (``hwpc decode --definitions``; "mdapi" and "newer" need the "mdapi"
+    arithmetic). ``context`` keeps one context's
     intervals (Gen8+). ``summary``: one row of totals (``hwpc decode
     --summary``). ``xe_losses``: [(offset, status)] for an Xe stream.
     ``unverified_layouts``: decode an Xe layout no capture has confirmed.
     """
     opts = _options(platform=platform, format=format, input_kind=input_kind, metrics=metrics,
-                    set=set, device_vars=device_vars, arithmetic=arithmetic, context=context,
+                    set=set, device_vars=device_vars, arithmetic=arithmetic,
+                    definitions=definitions, context=context,
                     summary=summary, xe_losses=xe_losses, unverified_layouts=unverified_layouts)
     return Rows(_hwpc.intel_decode(source, opts), summary=bool(summary))
 

@@ -40,6 +40,7 @@ struct intel_options {
   std::string metric_set;
   metrics::device_values device_overrides;
   expr::arithmetic arithmetic = expr::arithmetic::mdapi;
+  metrics::mdapi::definitions definitions = metrics::mdapi::definitions::mdapi;
   std::optional<std::uint32_t> context;
   std::vector<intel::xe_stream_loss> xe_losses;
   bool unverified = false;
@@ -76,6 +77,16 @@ intel_options read_options(const options& o) {
     const auto v = expr::parse_arithmetic(*ar);
     if (!v) throw usage_failure("arithmetic must be mdapi or igt, not '" + *ar + "'");
     r.arithmetic = *v;
+  }
+  if (auto d = o.get<std::string>("definitions")) {
+    if (!r.metrics_file) {
+      throw usage_failure(
+          "definitions chooses which formulas a metric set computes from: it needs "
+          "metrics=FILE.xml");
+    }
+    const std::string why = metrics::mdapi::definitions_refusal(*d, r.arithmetic);
+    if (!why.empty()) throw usage_failure("definitions " + why);
+    r.definitions = *metrics::mdapi::parse_definitions(*d);
   }
   if (auto vars = o.get<pyb::dict>("device_vars")) {
     for (auto [k, v] : *vars) {
@@ -250,7 +261,7 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       metrics::device_values values = metrics::to_device_values(dev);
       for (const auto& [k, v] : o.device_overrides) values[k] = v;
       auto m = pipeline::load_metric_columns(*o.metrics_file, o.metric_set, schema, values,
-                                             o.arithmetic);
+                                             o.arithmetic, o.definitions);
       if (!m) {
         if (m.error_value().code == errc::unknown_name) {
           throw usage_failure("--metrics: " + m.error_value().describe());

@@ -202,3 +202,41 @@ def test_arithmetic_needs_metrics_and_a_known_name(captures):
         hwpc.intel.decode(path, arithmetic="igt", **kw)
     with pytest.raises(ValueError, match="mdapi or igt"):
         hwpc.intel.decode(path, metrics=metrics, set=s, arithmetic="exact", **kw)
+
+
+# definitions="newer" on an Xe2 set metrics-discovery also defines: the same
+# columns and values as `hwpc decode --definitions newer`, MDAPI's doubled
+# XVE_INST_EXECUTED_ALU2_ALL_UTILIZATION and its two extra metrics included.
+def test_definitions_equal_the_tools_csv(tmp_path):
+    if not HAVE_XML:
+        pytest.skip("no metric XML loader in this build (pugixml)")
+    xml = shared_file("intel-metrics-xe", "oa-lnl.xml")
+    rec = tmp_path / "lnl.rec"
+    run_tool("emulate", "--platform", "lnl", "--metrics", xml, "--set", "ComputeBasic",
+             "--output-kind", "xe-recording", "--reports", "16", "--out", rec)
+    alu2 = "XVE_INST_EXECUTED_ALU2_ALL_UTILIZATION"
+    got = {}
+    for definitions in ("mdapi", "newer"):
+        rows = hwpc.intel.decode(rec, metrics=xml, set="ComputeBasic", definitions=definitions)
+        header, table = tool_csv("decode", rec, "--metrics", xml, "--set", "ComputeBasic",
+                                 "--definitions", definitions)
+        assert_rows_equal_csv(rows, header, table)
+        got[definitions] = rows
+    assert "ResultUncertainty" in got["newer"].columns
+    assert "ResultUncertainty" not in got["mdapi"].columns
+    assert (got["mdapi"].columns[alu2] > 0).any()
+    np.testing.assert_allclose(got["newer"].columns[alu2], 2 * got["mdapi"].columns[alu2])
+
+
+def test_definitions_need_metrics_and_the_mdapi_arithmetic(captures):
+    path, kw, metrics, s = captures["raw"]
+    with pytest.raises(ValueError, match="needs metrics"):
+        hwpc.intel.decode(path, definitions="newer", **kw)
+    with pytest.raises(ValueError, match="must be file, mdapi or newer"):
+        hwpc.intel.decode(path, metrics=metrics, set=s, definitions="igt", **kw)
+    with pytest.raises(ValueError, match="not igt's"):
+        hwpc.intel.decode(path, metrics=metrics, set=s, arithmetic="igt", definitions="newer",
+                          **kw)
+    rows = hwpc.intel.decode(path, metrics=metrics, set=s, arithmetic="igt", definitions="file",
+                             **kw)
+    assert len(rows) > 0

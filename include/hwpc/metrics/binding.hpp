@@ -34,6 +34,7 @@
 #include "hwpc/core/row.hpp"
 #include "hwpc/expr/batch.hpp"
 #include "hwpc/expr/eval.hpp"
+#include "hwpc/metrics/mdapi_differences.hpp"
 #include "hwpc/metrics/metric_set.hpp"
 
 namespace hwpc::metrics {
@@ -82,7 +83,8 @@ class row_metrics {
   static result<row_metrics> make(const metric_set& set, const device_values& device,
                                   const row_schema& schema,
                                   const input_binder& binder = intel_input,
-                                  expr::arithmetic arith = expr::arithmetic::mdapi) {
+                                  expr::arithmetic arith = expr::arithmetic::mdapi,
+                                  mdapi::definitions defs = mdapi::definitions::mdapi) {
     std::unordered_set<std::string_view> seen;
     for (const metric& m : set.metrics) {
       if (!seen.insert(m.symbol_name).second) {
@@ -90,7 +92,7 @@ class row_metrics {
                      "set " + set.symbol_name + " has two metrics named '" + m.symbol_name + "'");
       }
     }
-    auto bound = compile_and_bind(set, device, arith);
+    auto bound = compile_and_bind(set, device, arith, defs);
     if (!bound) return bound.error_value();
     // Metrics naming something unknown were left out at compile time; the
     // caller may say which and why (dropped()).
@@ -102,7 +104,7 @@ class row_metrics {
     // and not shown, as IGT computes it (docs/expressions.md).
     const metric_set available = available_with_dependencies(*bound);
     if (available.metrics.size() != bound->size()) {
-      auto again = compile_and_bind(available, device, arith);
+      auto again = compile_and_bind(available, device, arith, defs);
       if (!again) return again.error_value();
       bound = std::move(again);
     }
@@ -208,11 +210,12 @@ class row_metrics {
     return error{code, 0, std::move(message), error_anchor::none};
   }
   static result<bound_set> compile_and_bind(const metric_set& set, const device_values& device,
-                                            expr::arithmetic arith) {
+                                            expr::arithmetic arith, mdapi::definitions defs) {
     // Every name given a value (--device-var too) is a device variable, and a
     // metric reading a device variable with no value is dropped (dropped()).
     compile_options opt;
     opt.arithmetic = arith;
+    opt.definitions = defs;
     auto compiled = compile(set, options_for(device, opt));  // the compiled set keeps its own copy
     if (!compiled) return compiled.error_value();
     return compiled->bind(device);

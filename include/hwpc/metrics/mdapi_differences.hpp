@@ -14,7 +14,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
+
+#include "hwpc/expr/arithmetic.hpp"
 
 namespace hwpc::metrics::mdapi {
 
@@ -25,6 +29,34 @@ enum class definitions : std::uint8_t {
   mdapi,  // MDAPI's wherever it computes what the file does (the default)
   newer,  // MDAPI's also where it differs from the file (the rows below)
 };
+
+constexpr std::string_view to_string(definitions d) noexcept {
+  return d == definitions::file ? "file" : d == definitions::mdapi ? "mdapi" : "newer";
+}
+
+constexpr std::optional<definitions> parse_definitions(std::string_view s) noexcept {
+  if (s == "file") return definitions::file;
+  if (s == "mdapi") return definitions::mdapi;
+  if (s == "newer") return definitions::newer;
+  return std::nullopt;
+}
+
+// Why `given` cannot be the definitions a set is compiled from under `arith`
+// (empty: it can), worded once for every door, which puts its own spelling of
+// the option in front ("--definitions ", "definitions "). MDAPI's definitions
+// are taken only under arithmetic::mdapi (compile() in compile.hpp): under
+// arithmetic::igt the file's formulas compute as written, so `mdapi` and
+// `newer` would be silently ignored, and are refused; `file` says what igt does.
+inline std::string definitions_refusal(std::string_view given, expr::arithmetic arith) {
+  const auto d = parse_definitions(given);
+  if (!d) return "must be file, mdapi or newer, not '" + std::string(given) + "'";
+  if (arith == expr::arithmetic::igt && *d != definitions::file) {
+    return std::string(given) +
+           " takes metrics-discovery's formulas, which compute with its arithmetic, not igt's "
+           "(igt computes the metric file's formulas as written: definitions file)";
+  }
+  return {};
+}
 
 enum class difference : std::uint8_t {
   other_counters,  // MDAPI reads other counters (or other events)

@@ -13,6 +13,7 @@
 #include "hwpc/core/error.hpp"
 #include "hwpc/core/row.hpp"
 #include "hwpc/metrics/binding.hpp"
+#include "hwpc/metrics/mdapi_differences.hpp"
 #include "hwpc/metrics/metric_set.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
 
@@ -31,12 +32,14 @@ inline void say_where_metric_files_come_from(error& e) {
   }
 }
 
-// `device`: what the capture tells, with --device-var overrides applied.
+// `device`: what the capture tells, with --device-var overrides applied;
+// `arith` and `defs`: --arithmetic and --definitions (compile_options).
 inline result<metrics::row_metrics> load_metric_columns(
     [[maybe_unused]] const std::string& path, [[maybe_unused]] const std::string& set_symbol,
     [[maybe_unused]] const row_schema& schema,
     [[maybe_unused]] const metrics::device_values& device,
-    [[maybe_unused]] expr::arithmetic arith = expr::arithmetic::mdapi) {
+    [[maybe_unused]] expr::arithmetic arith = expr::arithmetic::mdapi,
+    [[maybe_unused]] metrics::mdapi::definitions defs = metrics::mdapi::definitions::mdapi) {
   auto plain = [](errc code, std::string message) {
     return error{code, 0, std::move(message), error_anchor::none};
   };
@@ -60,7 +63,7 @@ inline result<metrics::row_metrics> load_metric_columns(
     return plain(errc::unknown_name,
                  path + " has no set '" + set_symbol + "' (sets: " + names + ")");
   }
-  auto m = metrics::row_metrics::make(*set, device, schema, metrics::intel_input, arith);
+  auto m = metrics::row_metrics::make(*set, device, schema, metrics::intel_input, arith, defs);
   if (!m && m.error_value().message.find("device variable") != std::string::npos) {
     error e = m.error_value();
     e.message += " (give it with --device-var NAME=VALUE)";
