@@ -139,8 +139,11 @@ TEST_F(HostileUtf8Tool, EveryOutputOfTheMetricFileIsUtf8) {
   EXPECT_NE(std::find(records[0].begin(), records[0].end(), name), records[0].end());
   for (const auto& rec : records) EXPECT_EQ(rec.size(), records[0].size());
 
+  // The track-event layout: the name is a track's.
   const std::string trace = (dir_ / "t.pftrace").string();
-  ASSERT_EQ(run_tool(args + "--output perfetto > " + trace, true).status, 0);
+  ASSERT_EQ(
+      run_tool(args + "--output perfetto --perfetto-layout track-event > " + trace, true).status,
+      0);
   std::ifstream f(trace, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
@@ -149,6 +152,15 @@ TEST_F(HostileUtf8Tool, EveryOutputOfTheMetricFileIsUtf8) {
   bool found = false;
   for (const auto& [uuid, track] : sum.tracks) found = found || track == name;
   EXPECT_TRUE(found);
+  // The GPU counter layout (default): the name is a counter spec's string,
+  // written as UTF-8, and the raw byte appears nowhere.
+  const std::string gpu_trace = (dir_ / "g.pftrace").string();
+  ASSERT_EQ(run_tool(args + "--output perfetto > " + gpu_trace, true).status, 0);
+  std::ifstream g(gpu_trace, std::ios::binary);
+  std::stringstream gs;
+  gs << g.rdbuf();
+  EXPECT_NE(gs.str().find(name), std::string::npos);
+  EXPECT_EQ(gs.str().find("Bad\xFFGpuTime"), std::string::npos);
 
   const std::string page = (dir_ / "r.html").string();
   ASSERT_EQ(run_tool("report --metrics " + xml_ + " --set RenderBasic -o " + page, true).status, 0);
