@@ -238,14 +238,19 @@ inline result check(const std::string& bytes) {
     }
     if (const field* gi = one(p, 128)) {
       std::int32_t i = 0;
-      for (const field* g : all(fields(gi->bytes), 1)) {
-        if (const field* n = one(fields(g->bytes), 1)) r.gpu_names[i] = std::string(n->bytes);
+      // Each vector of fields is named: the pointers one() and all() return
+      // point into it, so it must outlive them.
+      const auto gis = fields(gi->bytes);
+      for (const field* g : all(gis, 1)) {
+        const auto gf = fields(g->bytes);
+        if (const field* n = one(gf, 1)) r.gpu_names[i] = std::string(n->bytes);
         ++i;
       }
     }
     if (const field* in = one(p, 12)) {
       if (!st.cleared) err(k, "interned data before the state was cleared");
-      for (const field* d : all(fields(in->bytes), 47)) {
+      const auto ins = fields(in->bytes);
+      for (const field* d : all(ins, 47)) {
         const auto df = fields(d->bytes);
         const field* iid = one(df, 1);
         const field* desc = one(df, 2);

@@ -152,8 +152,10 @@ class gpu_counter_writer final : public row_writer {
   void counter(std::uint32_t id, cell v) {
     const bool as_int = v.is_u64() && v.bits <= static_cast<std::uint64_t>(INT64_MAX);
     const bool int_double = !as_int && v.is_f64() && is_small_integer(v.as_double());
-    const std::uint64_t iv =
-        as_int ? v.bits : static_cast<std::uint64_t>(static_cast<std::int64_t>(v.as_double()));
+    // Only a value int_value carries is converted (a NaN or a fraction is not).
+    const std::uint64_t iv = as_int       ? v.bits
+                             : int_double ? static_cast<std::uint64_t>(v.as_double())
+                                          : 0;
     const std::size_t len = 1 + varint_size(id) + 1 + (as_int || int_double ? varint_size(iv) : 8);
     w_.key(gpu_counter_event::counters, proto::wire_type::length_delimited);
     w_.raw_varint(len);
