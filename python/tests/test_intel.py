@@ -237,6 +237,7 @@ def test_definitions_need_metrics_and_the_mdapi_arithmetic(captures):
     with pytest.raises(ValueError, match="not igt's"):
         hwpc.intel.decode(path, metrics=metrics, set=s, arithmetic="igt", definitions="newer",
                           **kw)
-    rows = hwpc.intel.decode(path, metrics=metrics, set=s, arithmetic="igt", definitions="file",
-                             **kw)
-    assert len(rows) > 0
+    if HAVE_XML:  # without pugixml, metrics= is refused before any formula is chosen
+        rows = hwpc.intel.decode(path, metrics=metrics, set=s, arithmetic="igt",
+                                 definitions="file", **kw)
+        assert len(rows) > 0
