@@ -257,8 +257,9 @@ void put(std::vector<std::byte>& b, std::size_t at, std::uint64_t v, unsigned by
   for (unsigned k = 0; k < bytes; ++k) b[at + k] = std::byte((v >> (8 * k)) & 0xff);
 }
 
-std::vector<std::byte> pack_reports(const hi::report_format& f, const hm::intel_device& dev,
-                                    std::uint64_t seed, std::size_t reports) {
+[[maybe_unused]] std::vector<std::byte> pack_reports(const hi::report_format& f,
+                                                     const hm::intel_device& dev,
+                                                     std::uint64_t seed, std::size_t reports) {
   workload w(seed);
   std::vector<std::uint64_t> value(f.fields.size());
   for (std::size_t k = 0; k < f.fields.size(); ++k) value[k] = w.uniform(0, f.fields[k].mask());
@@ -299,7 +300,7 @@ struct platform_case {
   hi::platform platform;
 };
 
-hm::intel_device device_for(hi::platform p) {
+[[maybe_unused]] hm::intel_device device_for(hi::platform p) {
   hm::intel_device d = hm::device_of(p);
   switch (p) {
     case hi::platform::hsw:
@@ -327,7 +328,7 @@ hm::intel_device device_for(hi::platform p) {
 
 // Agreement to float precision: MDAPI rounds every float operation to
 // float32 (24-bit significand), hwpc computes in double.
-bool agree(double h, double m) {
+[[maybe_unused]] bool agree(double h, double m) {
   const double scale = std::max({std::fabs(h), std::fabs(m), 1e-3});
   return std::fabs(h - m) <= 2e-5 * scale;
 }
