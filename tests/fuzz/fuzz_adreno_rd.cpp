@@ -13,6 +13,7 @@
 // to the same bytes, and a walk a piece at a time (flat_walk_prefix) finds the
 // same packets as the whole walk; a gzip member
 // compressed here inflates back to what it holds.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -69,7 +70,18 @@ class checking_sink : public rd::capture_sink {
 void read_rd(hwpc::byte_span bytes) {
   // The sections alone.
   rd::section_cursor c(bytes);
-  std::size_t sections = 0, buffers = 0, expect = 0;
+  // libwrap's marker pairs (two 0xffffffff dwords, FACTS-live) may stand
+  // wherever a section header may start, any number of them.
+  const auto past_markers = [&](std::size_t at) {
+    while (at + 8 <= bytes.size() &&
+           std::all_of(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                       bytes.begin() + static_cast<std::ptrdiff_t>(at + 8),
+                       [](std::byte b) { return b == std::byte{0xff}; })) {
+      at += 8;
+    }
+    return at;
+  };
+  std::size_t sections = 0, buffers = 0, expect = past_markers(0);
   bool framing_error = false;
   std::size_t framing_at = 0;
   while (!c.done()) {
@@ -85,6 +97,7 @@ void read_rd(hwpc::byte_span bytes) {
     FUZZ_CHECK(s->payload.data() == bytes.data() + s->payload_offset(), "payload in place");
     expect += rd::section_header_size + s->payload.size();
     FUZZ_CHECK(expect <= bytes.size(), "section inside the input");
+    expect = past_markers(expect);
     ++sections;
     if (s->type == static_cast<std::uint32_t>(rd::section_type::buffer_contents)) ++buffers;
   }
