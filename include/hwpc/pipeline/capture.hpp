@@ -1,0 +1,118 @@
+// An opened capture, whatever its vendor: the one object every door holds
+// between "open this" and "write its rows". `hwpc::open` (pipeline/open.hpp)
+// and the vendors' `open_capture` return one; the tool's commands, the Python
+// module, `hwpc report` and the recorder only choose a writer and call
+// write() (or hand write_rows() a sink of their own), so no door assembles a
+// pipeline of its own.
+//
+// The object owns what its rows point into (the mapped file, the embedded
+// default capture's bytes) unless the caller lent the bytes
+// (capture_source::borrow), in which case they must outlive it.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hwpc/core/bytes.hpp"
+#include "hwpc/core/error.hpp"
+#include "hwpc/core/row.hpp"
+#include "hwpc/core/row_writer.hpp"
+#include "hwpc/output/make_writer.hpp"
+#include "hwpc/pipeline/identify.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
+
+namespace hwpc {
+
+// Where a capture's bytes are.
+class capture_source {
+ public:
+  // A file, mapped (never copied). Errors name the path.
+  static result<capture_source> map(std::string path) {
+    auto f = pipeline::mapped_file::open(path);
+    if (!f) return f.error_value();
+    capture_source s;
+    s.name_ = std::move(path);
+    s.path_ = s.name_;
+    s.file_.emplace(std::move(*f));
+    return s;
+  }
+  // Bytes the capture keeps (the embedded default capture, a recorder's buffer).
+  static capture_source own(std::vector<std::byte> bytes, std::string name) {
+    capture_source s;
+    s.name_ = std::move(name);
+    s.owned_ = std::move(bytes);
+    return s;
+  }
+  // Bytes the caller keeps alive for as long as the capture lives.
+  static capture_source borrow(byte_span bytes, std::string name) {
+    capture_source s;
+    s.name_ = std::move(name);
+    s.borrowed_ = bytes;
+    return s;
+  }
+
+  byte_span bytes() const noexcept {
+    if (file_) return file_->bytes();
+    if (!owned_.empty()) return {owned_.data(), owned_.size()};
+    return borrowed_;
+  }
+  // What messages call the input: the path, or the name given with the bytes.
+  const std::string& name() const noexcept { return name_; }
+  // The file's path when the input is a file (a reader that streams may
+  // reopen it), else empty.
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string name_;
+  std::string path_;
+  std::optional<pipeline::mapped_file> file_;
+  std::vector<std::byte> owned_;
+  byte_span borrowed_;
+};
+
+// How a door wants the rows written (output/make_writer.hpp checks the choice).
+struct write_options {
+  output::output_choice choice;
+  output::perfetto::trace_layout layout = output::perfetto::trace_layout::gpu_counters;
+  output::perfetto::fleet_writer* fleet = nullptr;  // a trace of several captures, else null
+};
+
+class capture {
+ public:
+  virtual ~capture() = default;
+
+  virtual hwpc::vendor vendor() const noexcept = 0;
+  // The rows' columns, metric columns included, known before the first row.
+  virtual const row_schema& schema() const noexcept = 0;
+  // One line each, found while opening (a metric left out and why, a note
+  // that the input has no decodable rows): the door shows them before the rows.
+  const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+
+  // Every row, in order, into `w`, then `w.end(acc)`. Returns the accounting
+  // (where every record went), or the bad input's error, offsets into the
+  // user's file.
+  virtual result<accounting> write_rows(row_writer& w) = 0;
+
+  // What the writers need beyond the rows: title, vendor and model, the
+  // clock, the metrics of the totals, the HTML report's facts.
+  virtual output::writer_parts writer_parts(const output::output_choice& c) const = 0;
+
+  // The writer `o` names, fed every row. A vendor with a faster way to the
+  // same bytes (Intel's totals of raw reports) or with facts only known after
+  // the rows (the HTML report's) overrides it.
+  virtual result<accounting> write(const write_options& o, output::text_buffer& out) {
+    output::writer_parts p = writer_parts(o.choice);
+    p.layout = o.layout;
+    p.fleet = o.fleet;
+    output::made_writer m = output::make_writer(o.choice, out, schema(), std::move(p));
+    return write_rows(*m.writer);
+  }
+
+ protected:
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace hwpc
