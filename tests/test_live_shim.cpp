@@ -206,6 +206,19 @@ TEST_F(LiveShim, XeFaultsBecomeMessagesThatSayWhatToChange) {
   EXPECT_NE(r.out.find("EXEC_QUEUE_ID"), std::string::npos) << r.out;
 }
 
+TEST_F(LiveShim, XeSigtermEndsWithACompleteFile) {
+  const std::string rec = path("term-xe.rec");
+  auto r =
+      run_command("LD_PRELOAD=" + std::string(HWPC_SHIM_PATH) +
+                  " HWPC_SHIM_DEVICE=intel:lnl HWPC_SHIM_REPORTS=4000 " +
+                  std::string(HWPC_TOOL_PATH) + " record intel --set-id 2 --exponent 14 --out " +
+                  rec + " 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("Xe driver: "), std::string::npos) << r.out;
+  auto d = hwpc::testing::run_tool("decode " + rec, true);
+  EXPECT_EQ(d.status, 0) << d.out;
+}
+
 TEST_F(LiveShim, MaliRecordingIsTheEmulatorsFile) {
   const std::string cap = path("live.hwpcmali");
   // 5 ms samples into a 32-slot ring: the tool may be held up for 160 ms without a loss.
