@@ -201,6 +201,13 @@ TEST_F(LiveShim, XeFaultsBecomeMessagesThatSayWhatToChange) {
               "record intel --set-id 2 --exponent 8 --duration 300ms" + out);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("the stream status said: BUFFER_OVERFLOW"), std::string::npos) << r.out;
+  // A platform i915 also drives, on the Xe driver: its A/B/C format by default.
+  r = shimmed("intel:mtl:xe", "", intel);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("Xe driver: 40 reports"), std::string::npos) << r.out;
+  d = hwpc::testing::run_tool("decode " + path("xe.out"), true);
+  EXPECT_EQ(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("A23"), std::string::npos) << d.out.substr(0, 300);
   r = shimmed("intel:lnl", "", "record intel --set-id 2 --ctx 3 --duration 100ms" + out);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("EXEC_QUEUE_ID"), std::string::npos) << r.out;

@@ -6,7 +6,8 @@
 //
 //   HWPC_SHIM_DEVICE  intel:<platform> (intel:tgl, intel:hsw, ...; default
 //                     intel:tgl; intel:lnl, intel:bmg and intel:ptl present
-//                     the Xe driver) or mali:<gpu> (mali:g78, mali:g720, ...)
+//                     the Xe driver, as does intel:<platform>:xe, e.g.
+//                     intel:mtl:xe) or mali:<gpu> (mali:g78, mali:g720, ...)
 //   HWPC_SHIM_FAULT   eacces (perf_stream_paranoid 1 without CAP_PERFMON; on
 //                     Mali the node's mode refuses), einval-exponent (the
 //                     kernel refuses OA_EXPONENT), overflow (OA buffer
@@ -95,12 +96,16 @@ struct shim {
       say("unknown HWPC_SHIM_FAULT '" + fault + "' (eacces, einval-exponent, overflow, eio)");
     }
     if (device.rfind("intel:", 0) == 0) {
-      const auto p = hwpc::intel::platform_from_name(device.substr(6));
+      // intel:<platform>:xe puts a platform i915 also drives (tgl, dg2, mtl) on Xe.
+      std::string name = device.substr(6);
+      const bool on_xe = name.size() > 3 && name.compare(name.size() - 3, 3, ":xe") == 0;
+      if (on_xe) name.resize(name.size() - 3);
+      const auto p = hwpc::intel::platform_from_name(name);
       if (!p) {
         say("unknown platform in HWPC_SHIM_DEVICE=" + device);
         return;
       }
-      if (hwpc::emu::default_driver(*p) == hwpc::emu::driver::xe) {
+      if (on_xe || hwpc::emu::default_driver(*p) == hwpc::emu::driver::xe) {
         sim::xe_config c;
         c.platform = *p;
         c.reports = count != 0 ? count : 64;
