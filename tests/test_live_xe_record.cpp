@@ -18,6 +18,7 @@
 #include "emu_crosscheck_util.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/intel/xe_recording.hpp"
+#include "hwpc/live/sim/i915.hpp"
 #include "hwpc/live/sim/xe.hpp"
 #include "hwpc/live/xe_record.hpp"
 
@@ -195,7 +196,14 @@ TEST(LiveXeRecord, DeviceInfoComesFromTheKernelsQueries) {
   EXPECT_EQ(i.topology[16], std::byte{1});
   EXPECT_EQ(hwpc::load_le32(i.topology.data() + 17), 0xfffffu);
   EXPECT_TRUE(live::xe_device::is_xe(k, node));
-  EXPECT_FALSE(live::xe_device::is_xe(k, "/dev/dri/renderD129"));
+  EXPECT_FALSE(live::xe_device::is_xe(k, "/dev/dri/renderD129"));  // no such node
+  // An i915 node is not Xe, and opening it as Xe says so.
+  sim::add_i915(k, "/dev/dri/renderD130", {}, 2);
+  EXPECT_FALSE(live::xe_device::is_xe(k, "/dev/dri/renderD130"));
+  auto i915 = live::xe_device::open(k, "/dev/dri/renderD130");
+  ASSERT_FALSE(i915);
+  EXPECT_NE(i915.error_value().message.find("not a device of the Xe driver"), std::string::npos)
+      << i915.error_value().message;
   auto p = dev->engine_cycles();
   ASSERT_TRUE(p) << p.error_value().describe();
   EXPECT_GT(p->first, 0u);
