@@ -112,6 +112,120 @@ TEST_F(LiveShim, SigtermEndsWithACompleteFile) {
   EXPECT_EQ(d.status, 0) << d.out;
 }
 
+// An xe-perf recording's records but the TIMESTAMP_CORRELATION ones (type
+// 7, whose times are the wall clock), in file order.
+std::vector<std::vector<char>> records_but_points(const std::vector<char>& b) {
+  std::vector<std::vector<char>> out;
+  for (std::size_t at = 0; at + 8 <= b.size();) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(b[at + i]); };
+    const unsigned type = byte(0) | byte(1) << 8 | byte(2) << 16 | byte(3) << 24;
+    const std::size_t size = byte(6) | byte(7) << 8;
+    if (size < 8 || at + size > b.size()) break;
+    if (type != 7) out.emplace_back(b.begin() + at, b.begin() + at + size);
+    at += size;
+  }
+  return out;
+}
+
+TEST_F(LiveShim, XeRecordingDecodesLikeTheEmulators) {
+  const std::string rec = path("xe.rec");
+  auto r = shimmed("intel:lnl", "",
+                   "record intel --set-id 2 --set RenderBasic --exponent 12 --duration 300ms "
+                   "--out " +
+                       rec);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("Xe driver: 40 reports, 0 OA_REPORT_LOST and 0 OA_BUFFER_LOST"),
+            std::string::npos)
+      << r.out;
+  const std::string emu = path("emu-xe.rec");
+  auto e = hwpc::testing::run_tool(
+      "emulate --platform lnl --format PEC64u64 --exponent 12 --reports 40 --seed 1 "
+      "--output-kind xe-recording --out " +
+      emu);
+  ASSERT_EQ(e.status, 0) << e.out;
+  const auto live_rows = hwpc::testing::run_tool("decode " + rec, true);
+  const auto emu_rows = hwpc::testing::run_tool("decode " + emu, true);
+  ASSERT_EQ(live_rows.status, 0) << live_rows.out;
+  ASSERT_EQ(emu_rows.status, 0);
+  EXPECT_EQ(live_rows.out, emu_rows.out);
+  EXPECT_NE(live_rows.out.find("report,offset,timestamp,GPU_TICKS,PEC0"), std::string::npos)
+      << live_rows.out;
+}
+
+TEST_F(LiveShim, XeRecordingIsTheEmulatorsFileOutsideTheClock) {
+#ifndef HWPC_HAVE_PUGIXML
+  GTEST_SKIP() << "the metric XML loader needs pugixml";
+#endif
+  const std::string xml = std::string(HWPC_SHARED_DIR) + "/data/intel-metrics-xe/oa-bmg.xml";
+  if (!std::filesystem::exists(xml)) GTEST_SKIP() << "../shared is absent: " << xml;
+  const std::string rec = path("bmg.rec");
+  auto r = shimmed("intel:bmg", "",
+                   "record intel --metrics " + xml +
+                       " --set RenderBasic --exponent 12 --duration 300ms --out " + rec);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string emu = path("emu-bmg.rec");
+  auto e = hwpc::testing::run_tool("emulate --platform bmg --metrics " + xml +
+                                   " --set RenderBasic --exponent 12 --reports 40 --seed 1 "
+                                   "--output-kind xe-recording --out " +
+                                   emu);
+  ASSERT_EQ(e.status, 0) << e.out;
+  const auto got = records_but_points(slurp(rec));
+  const auto want = records_but_points(slurp(emu));
+  ASSERT_EQ(got.size(), want.size());
+  ASSERT_EQ(got.size(), 3u + 40u);  // VERSION, DEVICE_INFO, DEVICE_TOPOLOGY and the samples
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(got[i] == want[i]) << "record " << i;
+  auto d =
+      hwpc::testing::run_tool("decode " + rec + " --metrics " + xml + " --set RenderBasic", true);
+  EXPECT_EQ(d.status, 0) << d.out;
+}
+
+TEST_F(LiveShim, XeFaultsBecomeMessagesThatSayWhatToChange) {
+  const std::string out = " --out " + path("xe.out");
+  const std::string intel = "record intel --set-id 2 --exponent 12 --duration 300ms" + out;
+  auto r = shimmed("intel:lnl", "eacces", intel);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("dev.xe.observation_paranoid is 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CAP_PERFMON"), std::string::npos) << r.out;
+  r = shimmed("intel:ptl", "einval-exponent", intel);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("refused OA_PERIOD_EXPONENT 12 (EINVAL)"), std::string::npos) << r.out;
+  r = shimmed("intel:lnl", "eio", intel);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("reads failed with EIO; the stream status said: REPORT_LOST"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find(" 0 OA_REPORT_LOST"), std::string::npos) << r.out;
+  auto d = hwpc::testing::run_tool("decode " + path("xe.out"), true);
+  EXPECT_EQ(d.status, 0) << d.out;
+  r = shimmed("intel:lnl", "overflow",
+              "record intel --set-id 2 --exponent 8 --duration 300ms" + out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("the stream status said: BUFFER_OVERFLOW"), std::string::npos) << r.out;
+  // A platform i915 also drives, on the Xe driver: its A/B/C format by default.
+  r = shimmed("intel:mtl:xe", "", intel);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("Xe driver: 40 reports"), std::string::npos) << r.out;
+  d = hwpc::testing::run_tool("decode " + path("xe.out"), true);
+  EXPECT_EQ(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("A23"), std::string::npos) << d.out.substr(0, 300);
+  r = shimmed("intel:lnl", "", "record intel --set-id 2 --ctx 3 --duration 100ms" + out);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("EXEC_QUEUE_ID"), std::string::npos) << r.out;
+}
+
+TEST_F(LiveShim, XeSigtermEndsWithACompleteFile) {
+  const std::string rec = path("term-xe.rec");
+  auto r =
+      run_command("LD_PRELOAD=" + std::string(HWPC_SHIM_PATH) +
+                  " HWPC_SHIM_DEVICE=intel:lnl HWPC_SHIM_REPORTS=4000 " +
+                  std::string(HWPC_TOOL_PATH) + " record intel --set-id 2 --exponent 14 --out " +
+                  rec + " 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("Xe driver: "), std::string::npos) << r.out;
+  auto d = hwpc::testing::run_tool("decode " + rec, true);
+  EXPECT_EQ(d.status, 0) << d.out;
+}
+
 TEST_F(LiveShim, MaliRecordingIsTheEmulatorsFile) {
   const std::string cap = path("live.hwpcmali");
   // 5 ms samples into a 32-slot ring: the tool may be held up for 160 ms without a loss.

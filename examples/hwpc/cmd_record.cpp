@@ -22,6 +22,7 @@
 #include "hwpc/live/set_registers.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
 #include "hwpc/pipeline/metric_columns.hpp"
+#include "record_xe.hpp"
 
 namespace hwpc::cli {
 
@@ -202,6 +203,7 @@ int record_intel(const std::vector<std::string>& args) {
   }
   auto stop = make_stopper(*a, cmd, status);
   if (!stop) return status;
+  if (is_xe_device(o.device)) return record_intel_xe(o, *out, *stop);
   std::FILE* f = std::fopen(out->c_str(), "wb");
   if (f == nullptr) return fail(cmd, "cannot write " + *out, exit_bad_input);
   file_sink sink{f};

@@ -5,12 +5,15 @@
 // drm-shim, FACTS-live section 5.1). Told what to present by the environment:
 //
 //   HWPC_SHIM_DEVICE  intel:<platform> (intel:tgl, intel:hsw, ...; default
-//                     intel:tgl) or mali:<gpu> (mali:g78, mali:g720, ...)
+//                     intel:tgl; intel:lnl, intel:bmg and intel:ptl present
+//                     the Xe driver, as does intel:<platform>:xe, e.g.
+//                     intel:mtl:xe) or mali:<gpu> (mali:g78, mali:g720, ...)
 //   HWPC_SHIM_FAULT   eacces (perf_stream_paranoid 1 without CAP_PERFMON; on
 //                     Mali the node's mode refuses), einval-exponent (the
 //                     kernel refuses OA_EXPONENT), overflow (OA buffer
 //                     overflow: OA_BUFFER_LOST records; Mali: ring full),
-//                     eio (the Xe driver's failed read: not presented yet)
+//                     eio (Xe: some reads fail with EIO and the STATUS
+//                     ioctl gives REPORT_LOST; overflow gives BUFFER_OVERFLOW)
 //   HWPC_SHIM_REPORTS reports per stream (Intel, default 64) or samples per
 //                     session (Mali, default 32)
 //   HWPC_SHIM_SEED    workload seed (default 1)
@@ -43,6 +46,7 @@
 #include "hwpc/live/sim/i915.hpp"
 #include "hwpc/live/sim/kbase.hpp"
 #include "hwpc/live/sim/kernel.hpp"
+#include "hwpc/live/sim/xe.hpp"
 #include "hwpc/mali/gpu.hpp"
 
 namespace {
@@ -92,13 +96,27 @@ struct shim {
       say("unknown HWPC_SHIM_FAULT '" + fault + "' (eacces, einval-exponent, overflow, eio)");
     }
     if (device.rfind("intel:", 0) == 0) {
-      const auto p = hwpc::intel::platform_from_name(device.substr(6));
+      // intel:<platform>:xe puts a platform i915 also drives (tgl, dg2, mtl) on Xe.
+      std::string name = device.substr(6);
+      const bool on_xe = name.size() > 3 && name.compare(name.size() - 3, 3, ":xe") == 0;
+      if (on_xe) name.resize(name.size() - 3);
+      const auto p = hwpc::intel::platform_from_name(name);
       if (!p) {
         say("unknown platform in HWPC_SHIM_DEVICE=" + device);
         return;
       }
-      if (hwpc::emu::default_driver(*p) == hwpc::emu::driver::xe) {
-        say(device + " runs on the Xe driver, which this shim does not present yet: no device");
+      if (on_xe || hwpc::emu::default_driver(*p) == hwpc::emu::driver::xe) {
+        sim::xe_config c;
+        c.platform = *p;
+        c.reports = count != 0 ? count : 64;
+        c.seed = seed;
+        c.paranoid = fault == "eacces";
+        c.refuse_exponent = fault == "einval-exponent";
+        // Both fail reads with EIO: overflow's status says BUFFER_OVERFLOW,
+        // eio's REPORT_LOST (reports the unit could not write).
+        c.faults.overflow = fault == "overflow";
+        c.faults.report_lost = fault == "eio";
+        sim::add_xe(kernel, hwpc::live::default_render_node, c);
         return;
       }
       sim::i915_config c;
@@ -109,7 +127,7 @@ struct shim {
       c.perfmon = fault != "eacces";
       c.refuse_exponent = fault == "einval-exponent";
       c.faults.overflow = fault == "overflow";
-      if (fault == "eio") say("eio is the Xe driver's fault; the i915 device ignores it");
+      if (fault == "eio") say("eio is the Xe driver's fault (intel:lnl, ...); i915 ignores it");
       sim::add_i915(kernel, hwpc::live::default_render_node, c);
     } else if (device.rfind("mali:", 0) == 0) {
       auto gpu = hwpc::mali::find_gpu(device.substr(5));

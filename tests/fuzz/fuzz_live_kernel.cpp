@@ -2,12 +2,15 @@
 // kernel whose every reply comes from the input: for i915, the GETPARAM
 // values, the topology, and read() chunks of any bytes; for kbase, the
 // version, the GET_GPUPROPS buffer, the enumeration, the setup's sizes, the
-// mapped ring and GET_SAMPLE's offsets.
+// mapped ring and GET_SAMPLE's offsets; for Xe, every DEVICE_QUERY reply
+// (CONFIG, OA_UNITS, HWCONFIG, GT_TOPOLOGY, ENGINE_CYCLES), the stream's
+// read() chunks and its STATUS, through the whole recorder.
 // Invariants: no crash, hang or unbounded memory; a failure is an error
 // whose text is printable; i915: what read_ready() appended is exactly what
 // read() returned before the first bad chunk, and each record counted is
 // inside it; kbase: every sample taken was checked by the capture reader and
-// lies inside the bytes appended.
+// lies inside the bytes appended; Xe: the recording written is whole records
+// whose samples are the reports counted.
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +20,7 @@
 #include "fuzz_common.hpp"
 #include "hwpc/live/i915_record.hpp"
 #include "hwpc/live/kbase_session.hpp"
+#include "hwpc/live/xe_record.hpp"
 
 namespace {
 
@@ -58,6 +62,13 @@ class hostile_kernel final : public live::syscalls {
       return {};
     }
     if (req == i915::ioctl_perf_open) return {4, 0};
+    if (req == live::xe::ioctl_device_query)
+      return xe_query(*static_cast<live::xe::device_query*>(arg));
+    if (req == live::xe::ioctl_observation) return {4, 0};
+    if (req == live::xe::ioctl_stream_status) {
+      static_cast<live::xe::oa_stream_status*>(arg)->oa_status = in_.u8();
+      return {};
+    }
     if (req == kbase::ioctl_version_check_jm || req == kbase::ioctl_version_check_csf) {
       auto& v = *static_cast<kbase::version_check*>(arg);
       v.major = in_.u8();
@@ -124,6 +135,38 @@ class hostile_kernel final : public live::syscalls {
   std::vector<std::byte> returned;
 
  private:
+  // Sizes mostly plausible; a known device id and OA unit 0 most of the
+  // time, so the recorder gets past the queries; the rest from the input.
+  live::sys_result xe_query(live::xe::device_query& q) {
+    namespace xe = live::xe;
+    auto* data = reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(q.data));
+    if (q.query == xe::query::engine_cycles) {
+      auto& c = *reinterpret_cast<xe::engine_cycles*>(data);
+      c.engine_cycles = in_.u32();
+      c.cpu_timestamp = in_.u32();
+      c.cpu_delta = in_.u8();
+      return {};
+    }
+    if (q.size == 0) {
+      q.size = in_.u8() == 0xfe ? in_.u32() : std::uint32_t{in_.u8()} * 4;
+      return {};
+    }
+    for (std::uint32_t i = 0; i < q.size; ++i) data[i] = in_.u8();
+    if (q.query == xe::query::config && q.size >= 16 && in_.u8() < 200) {
+      data[0] = 5;
+      data[8] = 0xa0;
+      data[9] = 0x64;  // LNL
+    }
+    if (q.query == xe::query::oa_units && q.size >= 16 + 80 && in_.u8() < 200) {
+      std::memset(data, 0, 96);
+      data[8] = 1;            // one unit, id 0
+      data[16 + 24 + 1] = 1;  // a timestamp frequency
+      data[16 + 64] = 1;      // one engine: render 0 of GT 0
+    }
+    if (in_.u8() == 0xfd) q.size = in_.u8();  // a second answer of another size
+    return {};
+  }
+
   fuzz::input& in_;
 };
 
@@ -175,14 +218,47 @@ void fuzz_kbase(fuzz::input& in) {
              "samples counted");
 }
 
+void fuzz_xe(fuzz::input& in) {
+  hostile_kernel k(in);
+  live::i915_record_options o;
+  o.set_id = 1;
+  o.exponent = 10;
+  o.poll_ms = 0;
+  std::vector<std::byte> file;
+  int polls = 0;
+  auto r = live::record_xe(
+      k, o,
+      [&](std::span<const std::byte> b) {
+        file.insert(file.end(), b.begin(), b.end());
+        return true;
+      },
+      [&] { return ++polls > 64 || in.n == 0; });
+  if (!r) {
+    fuzz::check_error(r.error_value(), 0);
+    return;
+  }
+  std::size_t samples = 0, at = 0;
+  while (at + 8 <= file.size()) {
+    const std::size_t size = hwpc::load_le16(file.data() + at + 6);
+    FUZZ_CHECK(size >= 8 && at + size <= file.size(), "a torn record");
+    samples += hwpc::load_le32(file.data() + at) == hwpc::intel::record_type::sample;
+    at += size;
+  }
+  FUZZ_CHECK(at == file.size(), "the file does not end on a record");
+  FUZZ_CHECK(samples == r->samples, "samples counted");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::input in{data, size};
-  if (in.u8() % 2 == 0) {
+  const std::uint8_t which = in.u8();
+  if (which % 2 == 0) {
     fuzz_i915(in);
-  } else {
+  } else if (which % 4 == 1) {
     fuzz_kbase(in);
+  } else {
+    fuzz_xe(in);
   }
   return 0;
 }

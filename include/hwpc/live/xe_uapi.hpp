@@ -1,7 +1,8 @@
-// The Xe observation uapi as live::xe_stream uses it (FACTS-live section 2,
+// The Xe uapi as live::xe_stream and live::xe_device use it (FACTS-live section 2,
 // FACTS-xe sections 1 and 6): DRM_IOCTL_XE_OBSERVATION with its parameter,
 // the property chain links, the OA properties, the stream ioctls and the
-// status bits. No Debian package ships xe_drm.h: the layouts are written
+// status bits, DRM_IOCTL_XE_DEVICE_QUERY with the replies a recording needs,
+// and ADD_CONFIG's parameter. No Debian package ships xe_drm.h: the layouts are written
 // from the facts with size/offset static_asserts.
 #pragma once
 
@@ -80,5 +81,105 @@ inline constexpr unsigned long ioctl_stream_status = ioc::io('i', 3);
 inline constexpr unsigned long ioctl_stream_info = ioc::io('i', 4);
 
 inline constexpr const char* paranoid_sysctl = "/proc/sys/dev/xe/observation_paranoid";
+
+// DRM_IOCTL_XE_DEVICE_QUERY (FACTS-live section 2.5; the query numbers and
+// reply layouts below from the public xe_drm.h, docs/record.md "Xe facts").
+// A size of 0 asks the kernel for the reply's size; any other size must be
+// exactly that, else EINVAL.
+struct device_query {
+  std::uint64_t extensions = 0;
+  std::uint32_t query = 0;
+  std::uint32_t size = 0;
+  std::uint64_t data = 0;
+  std::uint64_t reserved[2] = {};
+};
+static_assert(sizeof(device_query) == 40 && offsetof(device_query, data) == 16);
+inline constexpr unsigned long ioctl_device_query =
+    ioc::iowr(ioc::drm_type, ioc::drm_command_base + 0x00, sizeof(device_query));
+static_assert(ioctl_device_query == 0xc0286440ul);
+
+namespace query {
+inline constexpr std::uint32_t engines = 0;
+inline constexpr std::uint32_t config = 2;
+inline constexpr std::uint32_t gt_list = 3;
+inline constexpr std::uint32_t hwconfig = 4;
+inline constexpr std::uint32_t gt_topology = 5;
+inline constexpr std::uint32_t engine_cycles = 6;
+inline constexpr std::uint32_t oa_units = 8;
+}  // namespace query
+
+// CONFIG: {u32 num_params; u32 pad; u64 info[num_params]}; info[0] holds the
+// PCI device id in bits 15:0 and the revision in bits 23:16.
+inline constexpr std::size_t config_header_bytes = 8;
+inline constexpr std::size_t config_rev_and_device_id = 0;
+
+// HWCONFIG: u32 key/length/value items; the keys a recording's topology needs.
+namespace hwconfig_key {
+inline constexpr std::uint32_t max_slices = 1;
+inline constexpr std::uint32_t max_dual_subslices = 2;
+inline constexpr std::uint32_t max_eus_per_dss = 3;
+}  // namespace hwconfig_key
+
+// GT_TOPOLOGY: back-to-back {u16 gt_id; u16 type; u32 num_bytes; u8 mask[num_bytes]}.
+struct topology_mask_header {
+  std::uint16_t gt_id = 0;
+  std::uint16_t type = 0;
+  std::uint32_t num_bytes = 0;
+};
+static_assert(sizeof(topology_mask_header) == 8);
+namespace topo {
+inline constexpr std::uint16_t dss_geometry = 1;
+inline constexpr std::uint16_t dss_compute = 2;
+inline constexpr std::uint16_t l3_bank = 3;
+inline constexpr std::uint16_t eu_per_dss = 4;
+inline constexpr std::uint16_t simd16_eu_per_dss = 5;
+}  // namespace topo
+
+struct engine_class_instance {
+  std::uint16_t engine_class = 0;  // 0 render, 1 copy, 2 video decode, 3 video enhance, 4 compute
+  std::uint16_t engine_instance = 0;
+  std::uint16_t gt_id = 0;
+  std::uint16_t pad = 0;
+};
+static_assert(sizeof(engine_class_instance) == 8);
+
+// ENGINE_CYCLES: the caller fills eci and clockid; the kernel reads the
+// engine's timestamp register between two CPU clock reads.
+struct engine_cycles {
+  engine_class_instance eci;
+  std::int32_t clockid = 0;
+  std::uint32_t width = 0;
+  std::uint64_t engine_cycles = 0;
+  std::uint64_t cpu_timestamp = 0;  // ns, before the register read
+  std::uint64_t cpu_delta = 0;      // ns the read took
+};
+static_assert(sizeof(engine_cycles) == 40 && offsetof(engine_cycles, engine_cycles) == 16 &&
+              offsetof(engine_cycles, cpu_delta) == 32);
+
+// OA_UNITS (FACTS-live section 2.5): {u64 extensions; u32 num_oa_units; u32
+// pad} then units back to back, each 72 bytes plus 8 per engine.
+inline constexpr std::size_t oa_units_header_bytes = 16;
+inline constexpr std::size_t oa_unit_bytes = 72;
+namespace oa_unit_field {
+inline constexpr std::size_t id = 8;
+inline constexpr std::size_t type = 12;
+inline constexpr std::size_t capabilities = 16;
+inline constexpr std::size_t timestamp_freq = 24;
+inline constexpr std::size_t num_engines = 64;
+inline constexpr std::size_t engines = 72;
+}  // namespace oa_unit_field
+inline constexpr std::uint32_t oa_unit_type_oag = 0;
+inline constexpr std::uint32_t oa_unit_type_oam = 1;
+
+// ADD_CONFIG's parameter (FACTS-live section 2.4): one list of {u32 address,
+// u32 value} pairs where i915 had three.
+struct oa_config {
+  std::uint64_t extensions = 0;
+  char uuid[36] = {};
+  std::uint32_t n_regs = 0;
+  std::uint64_t regs_ptr = 0;
+};
+static_assert(sizeof(oa_config) == 56 && offsetof(oa_config, n_regs) == 44 &&
+              offsetof(oa_config, regs_ptr) == 48);
 
 }  // namespace hwpc::live::xe
