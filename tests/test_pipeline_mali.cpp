@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,11 @@ struct capture_case {
   bool kinstr;
   std::optional<std::uint64_t> bus_width_bits;  // with it, the derived counters
 };
+
+void PrintTo(const capture_case& c, std::ostream* os) {
+  *os << c.gpu << (c.kinstr ? " kinstr" : " vinstr");
+  if (c.bus_width_bits) *os << " bus " << *c.bus_width_bits;
+}
 
 class PipelineMaliRows : public ::testing::TestWithParam<capture_case> {};
 
