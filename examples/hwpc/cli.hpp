@@ -143,6 +143,8 @@ inline void print_help(const command_spec& spec, std::FILE* out) {
   for (const auto& o : spec.options) {
     std::string left = "  --" + std::string(o.name);
     if (!o.value_name.empty()) left += " " + std::string(o.value_name);
+    // A long list of choices: the help on a line of its own, under the others'.
+    if (left.size() > 34) left += "\n" + std::string(34, ' ');
     std::fprintf(out, "%-34s %.*s%s\n", left.c_str(), static_cast<int>(o.help.size()),
                  o.help.data(), o.repeatable ? " (repeatable)" : "");
   }
