@@ -94,6 +94,8 @@ class sample_capture final : public hwpc::capture {
     return acc;
   }
 
+  // The totals' derived counters call into this capture: it outlives the
+  // writer made from the parts (as write() and the doors keep it).
   output::writer_parts writer_parts(const output::output_choice& choice) const override {
     output::writer_parts p;
     if (c_.metrics) {
