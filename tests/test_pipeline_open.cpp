@@ -74,7 +74,7 @@ TEST(PipelineMaliOptions, UsageErrorsAreTheirOwnCategoryInEachSpelling) {
   hwpc::mali::open_options bad;
   bad.core_index = "diagonal";
   EXPECT_EQ(hwpc::mali::check(bad, {door::python}).error_value().message,
-            "core_index: expected dense or sparse");
+            "core_index: expected dense or sparse, not 'diagonal'");
 }
 
 TEST(PipelineMaliOpen, CoreIndexOnVinstrAndAMissingGpuAreRefused) {

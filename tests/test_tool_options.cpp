@@ -81,7 +81,9 @@ const option_case cases[] = {
     {"decode", "{raw}", 1, "--platform and --format are required"},
     // eval
     {"eval", "--syntax infix --expr '$A / $B' --var A=1 --var B=20", 0, "0.05\n"},
-    {"eval", "--syntax lisp --expr 1", 1, "--syntax"},
+    // a value outside an option's choices, or not a number: one message shape (cli.hpp)
+    {"eval", "--syntax lisp --expr 1", 1, "--syntax: expected rpn or infix, not 'lisp'"},
+    {"eval", "--arithmetic exact --expr 1", 1, "--arithmetic: expected mdapi or igt, not 'exact'"},
     {"eval",
      "--arithmetic igt --syntax rpn --expr 'PEC 4 READ $EuCoresTotalCount UDIV 100 UMUL "
      "$GpuCoreClocks FDIV' --var PEC4=40 --var EuCoresTotalCount=64 --var GpuCoreClocks=50",
@@ -97,6 +99,18 @@ const option_case cases[] = {
      0, "reports"},
     {"emulate", "--platform hsw --format A45_B8_C8 --output-kind raw --out {dir}/e.raw --set X", 1,
      "--metrics and --set go together"},
+    {"emulate",
+     "--platform hsw --format A45_B8_C8 --output-kind raw --driver amd --out {dir}/e.raw", 1,
+     "--driver: expected i915 or xe, not 'amd'"},
+    {"emulate", "--platform hsw --format A45_B8_C8 --output-kind tape --out {dir}/e.raw", 1,
+     "--output-kind: expected raw, i915-stream, recording, xe-stream or xe-recording, not 'tape'"},
+    {"emulate",
+     "--platform hsw --format A45_B8_C8 --output-kind raw --reports many --out {dir}/e.raw", 1,
+     "--reports: expected a number (decimal or 0x hex), not 'many'"},
+    {"emulate",
+     "--platform hsw --format A45_B8_C8 --output-kind raw --exponent 0x100000000 --out "
+     "{dir}/e.raw",
+     1, "--exponent: at most 4294967295"},
     {"emulate",
      "--platform lnl --format PEC64u64 --driver xe --output-kind xe-recording --out {dir}/x.rec "
      "--metrics oa-lnl.xml --set RenderBasic",
@@ -119,6 +133,11 @@ const option_case cases[] = {
     {"mali", "--list-gpus {mali}", 1, "--list-gpus takes no FILE"},
     {"mali", "--list-gpus --gpu G72", 1, "--list-gpus takes no FILE"},
     {"mali", "{malibin} --l2-slices 1 --core-mask 0xf", 1, "--gpu is required"},
+    {"mali", "{mali} --reader perf", 1, "--reader: expected vinstr or kinstr, not 'perf'"},
+    {"mali", "{mali} --output xml", 1,
+     "--output: expected csv, json, perfetto, chrome-json or html, not 'xml'"},
+    {"mali", "{malibin} --gpu G72 --l2-slices two --core-mask 0xf", 1,
+     "--l2-slices: expected a number (decimal or 0x hex), not 'two'"},
     // record intel: no GPU here, so the device is one that does not exist (test_live_shim.cpp
     // runs the tool against the simulated kernel)
     {"record intel",
@@ -144,6 +163,10 @@ const option_case cases[] = {
      "--gpu G78 --reader kinstr --l2-slices 2 --core-mask 0x3 --samples 3 --seed 2 "
      "--period-ns 1000 --out {dir}/k.hwpcmali --truth {dir}/k.csv",
      0, ""},
+    {"mali emulate", "--gpu G72 --samples 0 --out {dir}/z.hwpcmali", 1,
+     "--samples: expected 1..1000000, not 0"},
+    {"mali emulate", "--gpu G72 --reader perf --out {dir}/z.hwpcmali", 1,
+     "--reader: expected vinstr or kinstr, not 'perf'"},
     // adreno
     {"adreno", "{rd} --queries", 0, "occlusion"},
     {"adreno", "{hex} --format hex", 0, "pkt7"},

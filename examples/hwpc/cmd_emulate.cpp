@@ -2,8 +2,8 @@
 // (raw reports, an i915 perf stream or an IGT recording) and, optionally,
 // the exact per-interval counter increments it contains (--truth), in the
 // CSV columns `hwpc decode` prints.
-#include <charconv>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,13 +44,16 @@ const command_spec emulate_spec{
       "platform: snb ivb vlv hsw bdw chv skl bxt kbl glk cfl cnl icl ehl tgl rkl adl dg1 dg2 mtl "
       "lnl bmg ptl"},
      {"format", "F", "report format name or alias (see `hwpc formats --platform P`)"},
-     {"exponent", "E", "timer period exponent: a report every 2^(E+1) ticks (default 10)"},
-     {"reports", "N", "reports the OA unit writes (default 64)"},
-     {"seed", "S", "workload seed (default 1)"},
+     number_option("exponent", "E",
+                   "timer period exponent: a report every 2^(E+1) ticks (default 10)"),
+     number_option("reports", "N", "reports the OA unit writes (default 64)"),
+     number_option("seed", "S", "workload seed (default 1)"),
      {"faults", "LIST", "comma list: wrap,ctx-switch,tail-ahead,overflow,report-lost"},
      {"overrun-disable", "", "OABUFFER overrun disabled: stop reporting when full"},
-     {"driver", "D", "i915 or xe: whose read() path and format names (default: xe from lnl on)"},
-     {"output-kind", "KIND", "raw, i915-stream, recording, xe-stream or xe-recording"},
+     choice_option("driver", "i915|xe",
+                   "whose read() path and format names (default: xe from lnl on)"),
+     choice_option("output-kind", "raw|i915-stream|recording|xe-stream|xe-recording",
+                   "what to write: the OA buffer, a stream's read() data or a recording"),
      {"out", "FILE", "where to write the capture"},
      {"truth", "FILE", "where to write the truth CSV"},
      {"metrics", "FILE.xml", "recording: name this file's set (--set) in DEVICE_INFO"},
@@ -58,13 +61,18 @@ const command_spec emulate_spec{
     0,
     0};
 
+// A number option's value (the parser took a u64) in T, or a usage error's
+// message when it does not fit.
 template <class T>
-std::optional<T> parse_number(const std::string& s) {
-  T v{};
-  const char* end = s.data() + s.size();
-  auto [p, ec] = std::from_chars(s.data(), end, v);
-  if (ec != std::errc{} || p != end) return std::nullopt;
-  return v;
+std::optional<std::string> narrow(const parsed_args& a, std::string_view name, T& into) {
+  const auto v = a.number(name);
+  if (!v) return std::nullopt;
+  if (*v > std::numeric_limits<T>::max()) {
+    return "--" + std::string(name) + ": at most " + std::to_string(std::numeric_limits<T>::max()) +
+           ", not " + std::to_string(*v);
+  }
+  into = static_cast<T>(*v);
+  return std::nullopt;
 }
 
 bool write_file(const std::string& path, const void* data, std::size_t size) {
@@ -120,14 +128,8 @@ int cmd_emulate(const std::vector<std::string>& args) {
   c.platform = *p;
   c.format = *fmt;
   const bool xe_kind = *kind == "xe-stream" || *kind == "xe-recording";
-  if (auto d = a->get("driver")) {
-    if (*d == "i915") {
-      c.kernel_driver = emu::driver::i915;
-    } else if (*d == "xe") {
-      c.kernel_driver = emu::driver::xe;
-    } else {
-      return fail("emulate", "unknown --driver '" + *d + "' (i915 or xe)", exit_usage);
-    }
+  if (auto d = a->get("driver")) {  // i915 or xe (the parser took no other)
+    c.kernel_driver = *d == "xe" ? emu::driver::xe : emu::driver::i915;
   } else if (xe_kind) {
     c.kernel_driver = emu::driver::xe;
   }
@@ -148,20 +150,9 @@ int cmd_emulate(const std::vector<std::string>& args) {
                     " report format '" + *fmt + "' (see hwpc formats --platform " + *plat + ")",
                 exit_usage);
   }
-  if (auto e = a->get("exponent")) {
-    auto v = parse_number<unsigned>(*e);
-    if (!v) return fail("emulate", "--exponent needs a number, not '" + *e + "'", exit_usage);
-    c.exponent = *v;
-  }
-  if (auto n = a->get("reports")) {
-    auto v = parse_number<std::size_t>(*n);
-    if (!v) return fail("emulate", "--reports needs a number, not '" + *n + "'", exit_usage);
-    c.reports = *v;
-  }
-  if (auto s = a->get("seed")) {
-    auto v = parse_number<std::uint64_t>(*s);
-    if (!v) return fail("emulate", "--seed needs a number, not '" + *s + "'", exit_usage);
-    c.seed = *v;
+  for (const auto& why : {narrow(*a, "exponent", c.exponent), narrow(*a, "reports", c.reports),
+                          narrow(*a, "seed", c.seed)}) {
+    if (why) return fail("emulate", *why, exit_usage);
   }
   if (auto f = a->get("faults")) {
     auto fs = emu::parse_faults(*f);
@@ -180,13 +171,8 @@ int cmd_emulate(const std::vector<std::string>& args) {
     k = emu::output_kind::recording;
   } else if (*kind == "xe-stream") {
     k = emu::output_kind::xe_stream;
-  } else if (*kind == "xe-recording") {
+  } else {  // xe-recording: the parser took only the kinds the option lists
     k = emu::output_kind::xe_recording;
-  } else {
-    return fail("emulate",
-                "unknown --output-kind '" + *kind +
-                    "' (raw, i915-stream, recording, xe-stream, xe-recording)",
-                exit_usage);
   }
 
   auto cap = emu::emulate(c);

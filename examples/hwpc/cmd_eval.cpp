@@ -24,10 +24,12 @@ const command_spec eval_spec{
     "infix; A 3 READ reads A3) must be given a value with --var. Without --syntax the\n"
     "formula is read as infix unless it parses only as RPN. Errors name the column (exit status "
     "2).",
-    {{"syntax", "rpn|infix", "the formula syntax (default: infix, or RPN if only that parses)"},
-     {"arithmetic", "mdapi|igt",
-      "integer products and quotients used as doubles: exact, as Intel's metrics-discovery "
-      "(default), or truncated, as IGT (see docs/expressions.md)"},
+    {choice_option("syntax", "rpn|infix",
+                   "the formula syntax (default: infix, or RPN if only that parses)"),
+     choice_option(
+         "arithmetic", "mdapi|igt",
+         "integer products and quotients used as doubles: exact, as Intel's metrics-discovery "
+         "(default), or truncated, as IGT (see docs/expressions.md)"),
      {"expr", "EXPR", "the formula"},
      {"var", "NAME=VALUE", "bind a name: an integer (u64) or a decimal (double)", true}},
     0,
@@ -55,22 +57,11 @@ int cmd_eval(const std::vector<std::string>& args) {
   if (!text) return fail("eval", "--expr EXPR is required (see --help)", exit_usage);
 
   std::optional<expr::syntax> syntax;
-  if (auto s = parsed->get("syntax")) {
-    if (*s == "rpn") {
-      syntax = expr::syntax::rpn;
-    } else if (*s == "infix") {
-      syntax = expr::syntax::infix;
-    } else {
-      return fail("eval", "--syntax must be rpn or infix, not '" + *s + "'", exit_usage);
-    }
-  }
-
+  // The parser took only the choices the options list.
+  if (auto s = parsed->get("syntax"))
+    syntax = *s == "rpn" ? expr::syntax::rpn : expr::syntax::infix;
   auto arith = expr::arithmetic::mdapi;
-  if (auto a = parsed->get("arithmetic")) {
-    const auto v = expr::parse_arithmetic(*a);
-    if (!v) return fail("eval", "--arithmetic must be mdapi or igt, not '" + *a + "'", exit_usage);
-    arith = *v;
-  }
+  if (auto a = parsed->get("arithmetic")) arith = expr::parse_arithmetic(*a).value_or(arith);
 
   expr::symbol_table symbols;
   std::vector<expr::value> values;

@@ -2,32 +2,28 @@
 // kinstr_prfcnt) for any GPU of Arm's counter database and write one row per
 // sample through the shared writers (CSV, JSON, a native Perfetto trace,
 // Chrome trace JSON, or one row of totals): every counter of the GPU's table
-// summed over its block
-// instances and, with --bus-width-bits, the derived counters (the Mali-G72
-// guide's or Arm's database's). Rows are written as samples are decoded
-// (memory does not grow with the capture).
+// summed over its block instances and, with --bus-width-bits, the derived
+// counters (the Mali-G72 guide's or Arm's database's). Rows are written as
+// samples are decoded (memory does not grow with the capture).
+//
+// A door: the options become mali::open_options, and the library
+// (pipeline/mali_capture.hpp) checks them, opens the capture and writes its
+// rows through the writer --output names; hwpc.mali.decode does the same.
 #include <unistd.h>
 
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
-#include <optional>
-#include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/mali.hpp"
-#include "hwpc/mali/capture_input.hpp"
-#include "hwpc/mali/plausibility.hpp"
-#include "hwpc/mali/rows.hpp"
-#include "hwpc/mali/tracks.hpp"
 #include "hwpc/output/make_writer.hpp"
+#include "hwpc/pipeline/capture.hpp"
+#include "hwpc/pipeline/mali_capture.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
-#include "hwpc/pipeline/mapped_file.hpp"
-#include "report_facts.hpp"
 
 namespace hwpc::cli {
 
@@ -63,25 +59,33 @@ const command_spec mali_spec{
     "(an *_ACTIVE counter above GPU_ACTIVE, a percentage above 100, ...; docs/mali.md) are\n"
     "named on stderr as warnings (a wrong --gpu shows up so); the exit status is unchanged.",
     {{"gpu", "NAME|GPU_ID", "the GPU (required unless a capture file's header names it)"},
-     {"reader", "vinstr|kinstr", "the kernel reader that produced FILE (default vinstr)"},
-     {"l2-slices", "N", "number of L2 slices (memory blocks; required without a header)"},
-     {"core-mask", "M",
-      "shader core mask, decimal or 0x hex (e.g. 0xb: cores 0, 1, 3; required without a header)"},
-     {"core-index", "dense|sparse",
-      "kinstr shader-core block numbering: dense (default) or by core-mask bit (older kbase)"},
-     {"bus-width-bits", "B", "external bus width in bits: adds the derived counters"},
-     {"derived", "guide|database",
-      "which derived counters: the Mali-G72 guide's (default on the G72) or Arm's database's"},
+     choice_option("reader", "vinstr|kinstr",
+                   "the kernel reader that produced FILE (default vinstr)"),
+     number_option("l2-slices", "N",
+                   "number of L2 slices (memory blocks; required without a header)"),
+     number_option("core-mask", "M",
+                   "shader core mask, decimal or 0x hex (e.g. 0xb: cores 0, 1, 3; required without "
+                   "a header)"),
+     choice_option(
+         "core-index", "dense|sparse",
+         "kinstr shader-core block numbering: dense (default) or by core-mask bit (older kbase)"),
+     number_option("bus-width-bits", "B", "external bus width in bits: adds the derived counters"),
+     choice_option(
+         "derived", "guide|database",
+         "which derived counters: the Mali-G72 guide's (default on the G72) or Arm's database's"),
      {"counters-only", "", "no derived counters"},
-     {"output", "csv|json|perfetto|chrome-json|html",
-      "output format (default csv; html: hwpc report)"},
-     {"perfetto-layout", "gpu-counters|track-event",
-      "--output perfetto: GPU counter packets (default) or the older generic counter tracks"},
+     choice_option("output", "csv|json|perfetto|chrome-json|html",
+                   "output format (default csv; html: hwpc report)"),
+     choice_option(
+         "perfetto-layout", "gpu-counters|track-event",
+         "--output perfetto: GPU counter packets (default) or the older generic counter tracks"),
      {"per-instance", "", "also each L2 slice's and shader core's counters"},
-     {"max-clock-mhz", "F",
-      "the GPU's highest clock: GPU_ACTIVE beyond duration x F is a plausibility warning"},
-     {"names", "hardware|streamline",
-      "counter column names: hardware (default, GPU_ACTIVE) or Streamline (MaliGPUActiveCy)"},
+     number_option(
+         "max-clock-mhz", "F",
+         "the GPU's highest clock: GPU_ACTIVE beyond duration x F is a plausibility warning"),
+     choice_option(
+         "names", "hardware|streamline",
+         "counter column names: hardware (default, GPU_ACTIVE) or Streamline (MaliGPUActiveCy)"),
      {"summary", "", "one row: every sample's counters totalled, derived counters of the totals"},
      {"list-gpus", "", "list every GPU (product id, names, layout, readers) and exit"}},
     0,
@@ -105,21 +109,6 @@ int list_gpus() {
   return exit_ok;
 }
 
-// The checker's findings on stderr: the first few, then how many in all.
-void report_plausibility(const mali::plausibility_checker& c, const mali::gpu_product& gpu) {
-  if (c.total_findings() == 0) return;
-  constexpr std::size_t shown = 20;
-  const auto& f = c.findings();
-  for (std::size_t i = 0; i < f.size() && i < shown; ++i) {
-    std::fprintf(stderr, "hwpc mali: warning: %s\n", f[i].describe().c_str());
-  }
-  std::fprintf(stderr,
-               "hwpc mali: warning: %llu value(s) break physical bounds under %.*s (docs/mali.md, "
-               "\"Plausibility checks\"): is --gpu right?\n",
-               static_cast<unsigned long long>(c.total_findings()),
-               static_cast<int>(gpu.name.size()), gpu.name.data());
-}
-
 }  // namespace
 
 int cmd_mali(const std::vector<std::string>& args) {
@@ -137,31 +126,21 @@ int cmd_mali(const std::vector<std::string>& args) {
   }
   if (parsed->positional.size() != 1) return fail("mali", "expected one FILE", exit_usage);
 
-  // Options first (usage errors before any file is touched), then the file:
-  // the library (pipeline/mali_open.hpp) checks them, and takes from a
-  // capture file's header what they leave out.
+  // Options first (usage errors before any file is touched): the library
+  // (pipeline/mali_open.hpp) checks them, and takes from a capture file's
+  // header what they leave out.
   mali::open_options mo;
   if (const auto text = parsed->get("gpu")) {
     const auto gpu = mali::find_gpu(*text);
     if (!gpu) return fail("mali", "--gpu: " + gpu.error_value().describe(), exit_usage);
     mo.gpu = *gpu;
   }
-  std::optional<std::uint64_t> numbers[4];
-  const char* names[4] = {"l2-slices", "core-mask", "bus-width-bits", "max-clock-mhz"};
-  for (int i = 0; i < 4; ++i) {
-    if (const auto text = parsed->get(names[i])) {
-      numbers[i] = parse_mali_number(*text);
-      if (!numbers[i]) {
-        return fail("mali", std::string("--") + names[i] + ": not a number", exit_usage);
-      }
-    }
-  }
   mo.reader = parsed->get("reader");
   mo.core_index = parsed->get("core-index");
-  mo.l2_slices = numbers[0];
-  mo.core_mask = numbers[1];
-  mo.bus_width_bits = numbers[2];
-  mo.max_clock_mhz = numbers[3];
+  mo.l2_slices = parsed->number("l2-slices");
+  mo.core_mask = parsed->number("core-mask");
+  mo.bus_width_bits = parsed->number("bus-width-bits");
+  mo.max_clock_mhz = parsed->number("max-clock-mhz");
   mo.derived = parsed->get("derived");
   mo.counters_only = parsed->has("counters-only");
   mo.names = parsed->get("names");
@@ -171,74 +150,34 @@ int cmd_mali(const std::vector<std::string>& args) {
     return fail("mali", where + e.describe(), exit_bad_input);
   };
   if (auto ok = mali::check(mo, sp); !ok) return library_fail("", ok.error_value());
-
-  const std::string& path = parsed->positional[0];
+  write_options wo;
   const auto choice =
       output::check_output(parsed->get("output").value_or("csv"), parsed->has("summary"), "sample",
                            ::isatty(STDOUT_FILENO) != 0);
   if (!choice) return library_fail("", choice.error_value());
-  const bool perfetto = choice->kind == output::writer_kind::perfetto && !choice->summary;
-  auto layout = output::perfetto::trace_layout::gpu_counters;
+  wo.choice = *choice;
   if (auto l = parsed->get("perfetto-layout")) {
     auto v = output::check_perfetto_layout(*choice, *l);
     if (!v) return library_fail("", v.error_value());
-    layout = *v;
+    wo.layout = *v;
   }
-  auto file = pipeline::mapped_file::open(path);
-  if (!file) return fail("mali", file.error_value().describe(), exit_bad_input);
-  mo.per_instance = perfetto || parsed->has("per-instance");
-  auto opened = mali::open(file->bytes(), mo, sp);
-  if (!opened) return library_fail(path + ": ", opened.error_value());
-  const mali::opened_capture& c = *opened;
-  const mali::gpu_product* gpu = c.gpu;
-  const mali::gpu_table& table = *gpu->table;
-  const std::optional<mali::evaluator>& metrics = c.metrics;
-  const std::optional<mali::capture_header>& header = c.header;
-  const mali::row_options& ropt = c.rows;
-  mali::row_builder builder(*gpu, metrics ? &*metrics : nullptr, ropt);
-  const row_schema& schema = builder.schema();
-  output::text_buffer out(stdout);
-  std::optional<error> metric_error;
-  output::writer_parts parts;
-  if (metrics) {
-    parts.totals_metrics = [&](std::span<const std::uint64_t> t, std::uint64_t,
-                               std::vector<cell>& cells) {
-      if (auto ok = builder.metrics_of(t, cells); !ok) metric_error = ok.error_value();
-    };
-  }
-  parts.title = "hwpc mali " + schema.source + ": " + path;
-  if (choice->kind == output::writer_kind::html) {
-    std::optional<std::uint64_t> gpu_id;
-    if (header && header->gpu_id != 0) gpu_id = header->gpu_id;
-    parts.report = mali_report_facts(path, *gpu, gpu_id, c.reader, c.layout, c.derived);
-  }
-  if (perfetto) {
-    parts.tracks = mali::track_layout_of(*gpu, schema, ropt);
-    parts.layout = layout;
-    parts.vendor = "Arm";
-    parts.model = std::string(gpu->name);
-  }
-  const auto made = output::make_writer(*choice, out, schema, std::move(parts));
-  output::row_writer* w = made.writer.get();
+  // A trace has a track per L2 slice and shader core.
+  mo.per_instance = parsed->has("per-instance") ||
+                    (choice->kind == output::writer_kind::perfetto && !choice->summary);
 
-  // Physics checks on every row; findings go to stderr after the rows.
-  mali::plausibility_options popt;
-  if (numbers[3]) popt.max_clock_hz = *numbers[3] * 1'000'000;
-  // The rows' own derived counters are checked when they are the database's.
-  mali::plausibility_checker checker(table, c.layout, popt, metrics ? &*metrics : nullptr);
-  auto write_row = [&](const row& r) {
-    checker.check(r);
-    w->write(r);
-  };
-  auto acc = mali::for_each_row(c, builder, write_row);
-  if (!acc) {
-    out.flush();  // the rows before the error stay printed
-    return fail("mali", path + ": " + acc.error_value().describe(), exit_bad_input);
+  const std::string& path = parsed->positional[0];
+  auto source = capture_source::map(path);
+  if (!source) return fail("mali", source.error_value().describe(), exit_bad_input);
+  auto cap = mali::open_capture(std::move(*source), mo, sp);
+  if (!cap) return library_fail(path + ": ", cap.error_value());
+  output::text_buffer out(stdout);
+  const auto acc = (*cap)->write(wo, out);
+  out.flush();  // the rows before an error stay printed
+  // Physics findings after the rows, on stderr: the first few, then how many.
+  for (const std::string& line : mali::plausibility_lines(*mali::mali_side(**cap), 20, sp)) {
+    std::fprintf(stderr, "hwpc mali: warning: %s\n", line.c_str());
   }
-  w->end(*acc);
-  out.flush();
-  report_plausibility(checker, *gpu);
-  if (metric_error) return fail("mali", metric_error->describe(), exit_bad_input);
+  if (!acc) return fail("mali", path + ": " + acc.error_value().describe(), exit_bad_input);
   return exit_ok;
 }
 

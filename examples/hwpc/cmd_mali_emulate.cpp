@@ -1,14 +1,12 @@
 // hwpc mali emulate: writes an hwpc Mali capture file of emulated samples
 // (hwpc/mali/emulate.hpp) and, with --truth, the counters every sample must
 // decode to, so `hwpc mali` can be checked end to end.
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "cli.hpp"
@@ -17,18 +15,8 @@
 
 namespace hwpc::cli {
 
-// A decimal or 0x-hexadecimal u64 option value.
-std::optional<std::uint64_t> parse_mali_number(std::string_view s) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc{} || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
+// A decimal or 0x-hexadecimal u64 option value (the parser's number).
+std::optional<std::uint64_t> parse_mali_number(std::string_view s) { return parse_number(s); }
 
 namespace {
 
@@ -46,12 +34,13 @@ const command_spec emulate_spec{
     "table summed over its block instances and scaled by its shift: the columns `hwpc mali FILE`\n"
     "must print.",
     {{"gpu", "NAME|GPU_ID", "the GPU to emulate (required)"},
-     {"reader", "vinstr|kinstr", "vinstr (default; 64-value GPUs only) or kinstr_prfcnt"},
-     {"l2-slices", "N", "number of L2 slices (default 1)"},
-     {"core-mask", "M", "shader core mask (default 0xf)"},
-     {"samples", "K", "number of samples (default 10)"},
-     {"seed", "S", "workload seed (default 1)"},
-     {"period-ns", "P", "sample period in ns (default 1000000)"},
+     choice_option("reader", "vinstr|kinstr",
+                   "vinstr (default; 64-value GPUs only) or kinstr_prfcnt"),
+     number_option("l2-slices", "N", "number of L2 slices (default 1)"),
+     number_option("core-mask", "M", "shader core mask (default 0xf)"),
+     number_option("samples", "K", "number of samples (default 10)"),
+     number_option("seed", "S", "workload seed (default 1)"),
+     number_option("period-ns", "P", "sample period in ns (default 1000000)"),
      {"out", "FILE", "the capture file to write"},
      {"truth", "FILE", "CSV of the counters each sample must decode to"}},
     0,
@@ -80,12 +69,8 @@ int cmd_mali_emulate(const std::vector<std::string>& args) {
   o.gpu_id = mali::gpu_id_of_product((*gpu)->product_id);
   o.csf = mali::is_csf_product((*gpu)->product_id);
   o.values_per_block = (*gpu)->table->values_per_block;
-  o.table = (*gpu)->table;  // the workload keeps the GPU's physics
-  const std::string reader = parsed->get("reader").value_or("vinstr");
-  if (reader != "vinstr" && reader != "kinstr") {
-    return fail("mali emulate", "--reader: expected vinstr or kinstr", exit_usage);
-  }
-  o.kinstr = reader == "kinstr";
+  o.table = (*gpu)->table;                       // the workload keeps the GPU's physics
+  o.kinstr = parsed->get("reader") == "kinstr";  // the parser took vinstr or kinstr
   if (!o.kinstr && o.values_per_block != mali::counters_per_block) {
     return fail("mali emulate",
                 std::string((*gpu)->name) + " has 128-value blocks: use --reader kinstr",
@@ -101,13 +86,17 @@ int cmd_mali_emulate(const std::vector<std::string>& args) {
            {"seed", 1, 0, ~0ull},
            {"period-ns", 1'000'000, 1, 1'000'000'000'000ull}};
   for (auto& x : n) {
-    const auto text = parsed->get(x.name);
-    const auto v = text ? parse_mali_number(*text) : std::optional<std::uint64_t>(x.fallback);
-    if (!v || *v < x.min || *v > x.max) {
-      return fail("mali emulate", std::string("--") + x.name + ": bad or out-of-range number",
+    // The parser took a number; its range is this command's.
+    const std::uint64_t v = parsed->number(x.name).value_or(x.fallback);
+    if (v < x.min || v > x.max) {
+      const std::string range = x.max == ~0ull
+                                    ? "at least " + std::to_string(x.min)
+                                    : std::to_string(x.min) + ".." + std::to_string(x.max);
+      return fail("mali emulate",
+                  std::string("--") + x.name + ": expected " + range + ", not " + std::to_string(v),
                   exit_usage);
     }
-    x.value = *v;
+    x.value = v;
   }
   o.l2_slices = static_cast<std::uint32_t>(n[0].value);
   o.core_mask = n[1].value;

@@ -44,7 +44,8 @@ def decode(source: Source, *, gpu: Optional[Union[str, int]] = None, reader: Opt
     highest clock, for the plausibility check of GPU_ACTIVE. Values that
     break a physical bound are in ``rows.warnings`` (the tool's stderr
     warnings; ``rows.warnings_total`` counts them all). The options are
-    checked by the library, as for the tool (include/hwpc/pipeline/mali_open.hpp).
+    checked and the capture opened by the library, as for the tool
+    (include/hwpc/pipeline/mali_capture.hpp).
     """
     opts = _options(gpu=gpu, reader=reader, l2_slices=l2_slices, core_mask=core_mask,
                     bus_width_bits=bus_width_bits, derived=derived, per_instance=per_instance,

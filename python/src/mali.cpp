@@ -1,18 +1,19 @@
 // hwpc.mali.decode: the rows of `hwpc mali` as columns. The options are
-// checked and the capture opened by the library (pipeline/mali_open.hpp),
-// as the tool does: a capture file's header names what the options leave
-// out and must agree with what they give, the GPU is never guessed, derived
-// counters come with bus_width_bits.
+// checked, the capture opened and its rows made by the library
+// (pipeline/mali_capture.hpp), as for the tool: a capture file's header names what the options
+// leave out and must agree with what they give, the GPU is never guessed, derived counters come
+// with bus_width_bits.
 #include "hwpc/mali.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "columns.hpp"
 #include "hwpc/core/hex.hpp"
-#include "hwpc/mali/capture_input.hpp"
-#include "hwpc/mali/plausibility.hpp"
-#include "hwpc/mali/rows.hpp"
+#include "hwpc/pipeline/capture.hpp"
+#include "hwpc/pipeline/mali_capture.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
 #include "module.hpp"
 #include "source.hpp"
@@ -63,48 +64,33 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   std::optional<column_sink> columns;
   std::optional<totals_sink> totals;
   std::optional<row_schema> schema;
+  std::unique_ptr<capture> cap;  // outlives the sinks (the totals' derived counters)
   std::vector<std::string> warnings;
   std::uint64_t warnings_total = 0;
   {
     pyb::gil_scoped_release unlocked;
-    auto opened = mali::open(in.bytes(), mo, sp);
+    auto opened = mali::open_capture(capture_source::borrow(in.bytes(), path), mo, sp);
     if (!opened) fail(path, opened.error_value());
-    mali::opened_capture& c = *opened;
-    std::optional<mali::evaluator>& metrics = c.metrics;
-    mali::row_builder builder(*c.gpu, metrics ? &*metrics : nullptr, c.rows);
-    schema = builder.schema();
-    std::optional<error> metric_error;
+    cap = std::move(*opened);
+    schema = cap->schema();
     output::row_writer* w = nullptr;
     if (summary) {
-      output::totals_metric_fn tm;
-      if (metrics) {
-        tm = [&](std::span<const std::uint64_t> t, std::uint64_t, std::vector<cell>& cells) {
-          if (auto ok = builder.metrics_of(t, cells); !ok) metric_error = ok.error_value();
-        };
-      }
-      w = &totals.emplace(*schema, std::move(tm));
+      w = &totals.emplace(*schema,
+                          cap->writer_parts({output::writer_kind::csv, true}).totals_metrics);
     } else {
       w = &columns.emplace(*schema);
     }
-    // The tool's physics checks on every row (its stderr warnings).
-    mali::plausibility_options popt;
-    if (mo.max_clock_mhz) popt.max_clock_hz = *mo.max_clock_mhz * 1'000'000;
-    mali::plausibility_checker checker(*c.gpu->table, c.layout, popt,
-                                       metrics ? &*metrics : nullptr);
-    auto write_row = [&](const row& r) {
-      checker.check(r);
-      w->write(r);
-    };
     if (schema_only) {
       w->end(accounting{});
     } else {
-      auto acc = mali::for_each_row(c, builder, write_row);
+      // The rows pass the tool's physics checks (its stderr warnings).
+      auto acc = cap->write_rows(*w);
       if (!acc) fail_input(path, acc.error_value());
-      w->end(*acc);
+      if (const auto* checker = mali::mali_side(*cap)->plausibility()) {
+        for (const auto& f : checker->findings()) warnings.push_back(f.describe());
+        warnings_total = checker->total_findings();
+      }
     }
-    if (metric_error) fail_input("", *metric_error);
-    for (const auto& f : checker.findings()) warnings.push_back(f.describe());
-    warnings_total = checker.total_findings();
   }
   out = totals ? totals->to_python() : columns->to_python();
   out["schema"] = schema_to_python(*schema);

@@ -122,3 +122,28 @@ def test_an_unknown_gpu_id_in_the_header_fails_as_the_tool_does(captures, tmp_pa
     with pytest.raises(hwpc.DecodeError) as e:
         hwpc.mali.decode(str(odd))
     assert r.stderr.strip() == "hwpc mali: " + str(e.value)
+
+
+@pytest.mark.parametrize("option,value,choices", [
+    ("reader", "perf", "vinstr or kinstr"),
+    ("core_index", "diagonal", "dense or sparse"),
+    ("names", "driver", "hardware or streamline"),
+    ("derived", "exact", "guide or database"),
+])
+def test_a_value_outside_the_choices_is_refused_alike(captures, option, value, choices):
+    # The tool's option parser and the library (Python's check) say the same, each in its own
+    # spelling of the option.
+    path = captures["g72-vinstr"]
+    flag = "--" + option.replace("_", "-")
+    extra = ["--bus-width-bits", "128"] if option == "derived" else []
+    r = run_tool("mali", flag, value, *extra, path, check=False)
+    assert r.returncode == 1
+    said = "%s: expected %s, not '%s'" % (option, choices, value)
+    assert r.stderr.strip() == "hwpc mali: " + said.replace(option, flag, 1)
+    kwargs = {"bus_width_bits": 128} if option == "derived" else {}
+    with pytest.raises(ValueError) as e:
+        hwpc.mali.decode(path, **{option: value}, **kwargs)
+    assert not isinstance(e.value, hwpc.DecodeError)
+    assert str(e.value) == said
+    # The tool's usage shows the choices.
+    assert ("%s %s" % (flag, choices.replace(" or ", "|"))) in run_tool("mali", "--help").stdout

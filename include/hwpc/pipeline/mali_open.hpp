@@ -37,13 +37,17 @@ struct open_options {
   bool per_instance = false;
 };
 
-// The options alone: values and combinations.
+// The options alone: values and combinations. A value outside its choices
+// is refused as the tool's option parser words it ("--reader: expected
+// vinstr or kinstr, not 'perf'"), in the door's spelling.
 inline result<void> check(const open_options& o, const pipeline::spelling& sp) {
+  const auto given = [](const std::string& v) { return ", not '" + v + "'"; };
   if (o.reader && *o.reader != "vinstr" && *o.reader != "kinstr") {
-    return usage_error(sp.option("reader") + ": expected vinstr or kinstr");
+    return usage_error(sp.option("reader") + ": expected vinstr or kinstr" + given(*o.reader));
   }
   if (o.core_index && *o.core_index != "dense" && *o.core_index != "sparse") {
-    return usage_error(sp.option("core_index") + ": expected dense or sparse");
+    return usage_error(sp.option("core_index") + ": expected dense or sparse" +
+                       given(*o.core_index));
   }
   if (o.l2_slices && *o.l2_slices > max_l2_slices) {
     return usage_error(sp.option("l2_slices") + ": at most 64");
@@ -65,10 +69,10 @@ inline result<void> check(const open_options& o, const pipeline::spelling& sp) {
     return usage_error(sp.option("max_clock_mhz") + ": expected 1..4000");
   }
   if (o.names && *o.names != "hardware" && *o.names != "streamline") {
-    return usage_error(sp.option("names") + ": expected hardware or streamline");
+    return usage_error(sp.option("names") + ": expected hardware or streamline" + given(*o.names));
   }
   if (o.derived && *o.derived != "guide" && *o.derived != "database") {
-    return usage_error(sp.option("derived") + ": expected guide or database");
+    return usage_error(sp.option("derived") + ": expected guide or database" + given(*o.derived));
   }
   return {};
 }
