@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "hwpc/adreno/hex_text.hpp"
+#include "hwpc/adreno/packet_copies.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
 #include "hwpc/adreno/queries.hpp"
 #include "hwpc/adreno/rd_capture.hpp"
@@ -91,6 +92,9 @@ class result_rows final : public rd::capture_sink {
     }
   }
   void attach(const rd::address_space* space) noexcept { space_ = space; }
+  // Input read piece by piece (rd_stream.hpp) may free a packet's bytes
+  // before the recogniser's window lets it go: it gets copies of those.
+  void keep_copies() noexcept { copy_ = true; }
 
   void on_packet(const walked_packet& w) override {
     // The A5XX recogniser knows A5XX sequences and registers only: an A6XX
@@ -99,9 +103,15 @@ class result_rows final : public rd::capture_sink {
       rec6_->push(w.pkt, [this](const query6_event& e) { handle6(e); });
       return;
     }
-    rec_.push(w.pkt);
+    // push(p, f): an event released as it is recognised is read at once;
+    // one still held is read now, while its submit's buffers are there.
+    const packet& p = w.pkt;
+    const bool window = rec_.window_packets() != 0 ||
+                        (p.hdr.type == packet_type::type4 && p.hdr.id == reg::rb_sample_count_control) ||
+                        (p.hdr.type == packet_type::type7 &&
+                         (p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write));
+    rec_.push(copy_ && window ? copies_.keep(p) : p, [this](const query_event& ev) { handle(ev); });
     take_snapshots();
-    rec_.release([this](const query_event& ev) { handle(ev); });
   }
   void on_issue(const error& e) override {
     ++issues_;
@@ -121,6 +131,7 @@ class result_rows final : public rd::capture_sink {
     rec_.finish();
     take_snapshots();
     rec_.release([this](const query_event& ev) { handle(ev); }, true);
+    snaps_.clear();
   }
 
   const accounting& acc() const noexcept { return acc_; }
@@ -184,16 +195,24 @@ class result_rows final : public rd::capture_sink {
     return s;
   }
 
+  // `snaps_` holds one snapshot per event the recogniser holds, oldest
+  // first: the events it queued since the last call are its newest.
   void take_snapshots() {
-    const std::size_t total = released_ + rec_.events().size();
-    for (; snapped_ < total; ++snapped_)
-      snaps_.push_back(take(rec_.events()[snapped_ - released_]));
+    for (std::size_t i = snaps_.size(); i < rec_.events().size(); ++i) {
+      snaps_.push_back(take(rec_.events()[i]));
+    }
   }
 
   void handle(const query_event& ev) {
-    const snapshot s = snaps_.front();
-    snaps_.pop_front();
-    ++released_;
+    // Events leave in order: those held before this packet (snapshots
+    // taken) first, then those recognised now, read now.
+    snapshot s;
+    if (!snaps_.empty()) {
+      s = snaps_.front();
+      snaps_.pop_front();
+    } else {
+      s = take(ev);
+    }
     const bool begin = ev.op == query_op::occlusion_begin ||
                        (ev.op == query_op::timestamp && ev.role == timestamp_role::begin);
     const bool result = ev.op == query_op::occlusion_end || ev.op == query_op::timestamp ||
@@ -275,8 +294,9 @@ class result_rows final : public rd::capture_sink {
   std::function<std::size_t(std::size_t)> map_;
   const rd::address_space* space_ = nullptr;
   recogniser rec_{std::size_t{1} << 16};
-  std::deque<snapshot> snaps_;  // one per event not yet released, in order
-  std::size_t snapped_ = 0, released_ = 0;
+  std::deque<snapshot> snaps_;  // one per event held by rec_, in order
+  bool copy_ = false;
+  packet_copies copies_;
   std::map<std::string, std::size_t> column_of_;
   std::vector<cell> cells_;
   std::vector<counter_key> sampled_;
