@@ -123,8 +123,9 @@ int list(capture_source src, const adreno::open_options& opts, bool queries,
   const adreno::device* gpu = in->gpu();
   if (gpu == nullptr && queries) {
     return fail("adreno",
-                path + ": the input names no GPU, and queries need one: give --gpu "
-                       "(e.g. --gpu a530)",
+                path +
+                    ": the input names no GPU, and queries need one: give --gpu "
+                    "(e.g. --gpu a530)",
                 exit_usage);
   }
   out_buffer out(stdout);
@@ -144,8 +145,7 @@ int list(capture_source src, const adreno::open_options& opts, bool queries,
       out << "GPU unknown: numbers only (names need a GPU: --gpu NAME|CHIP_ID)\n";
     }
   }
-  adreno::text_listing sink(out, !queries,
-                            gpu != nullptr ? gpu->gen : adreno::generation::unknown,
+  adreno::text_listing sink(out, !queries, gpu != nullptr ? gpu->gen : adreno::generation::unknown,
                             issue_printer{path}, writer ? &*writer : nullptr);
   auto stats = adreno::walk_packets(*in, sink);
   if (!stats) return fail("adreno", path + ": " + stats.error_value().describe(), exit_bad_input);

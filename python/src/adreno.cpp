@@ -77,8 +77,8 @@ pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
     for (const std::string& w : c->warnings()) issues.push_back(path + ": note: " + w);
     output::row_writer* w = nullptr;
     if (summary) {
-      w = &totals.emplace(c->schema(), c->writer_parts({output::writer_kind::csv, true})
-                                           .totals_metrics);
+      w = &totals.emplace(c->schema(),
+                          c->writer_parts({output::writer_kind::csv, true}).totals_metrics);
     } else {
       w = &columns.emplace(c->schema());
     }

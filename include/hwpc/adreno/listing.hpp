@@ -82,8 +82,8 @@ class listing_writer {
     if (f_ == format::csv) {
       out_ << std::to_string(r.offset) << ',' << csv(addr) << ',' << std::to_string(r.depth) << ','
            << group << ',' << csv(r.pass) << ',' << (r.type7 ? "7" : "4") << ',' << csv(id) << ','
-           << csv(r.name) << ',' << std::to_string(r.count) << ',' << csv(r.payload) << ','
-           << event << ',' << csv(r.event_name) << '\n';
+           << csv(r.name) << ',' << std::to_string(r.count) << ',' << csv(r.payload) << ',' << event
+           << ',' << csv(r.event_name) << '\n';
       return;
     }
     out_ << (first_ ? "\n" : ",\n");

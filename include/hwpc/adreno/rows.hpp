@@ -106,10 +106,11 @@ class result_rows final : public rd::capture_sink {
     // push(p, f): an event released as it is recognised is read at once;
     // one still held is read now, while its submit's buffers are there.
     const packet& p = w.pkt;
-    const bool window = rec_.window_packets() != 0 ||
-                        (p.hdr.type == packet_type::type4 && p.hdr.id == reg::rb_sample_count_control) ||
-                        (p.hdr.type == packet_type::type7 &&
-                         (p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write));
+    const bool window =
+        rec_.window_packets() != 0 ||
+        (p.hdr.type == packet_type::type4 && p.hdr.id == reg::rb_sample_count_control) ||
+        (p.hdr.type == packet_type::type7 &&
+         (p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write));
     rec_.push(copy_ && window ? copies_.keep(p) : p, [this](const query_event& ev) { handle(ev); });
     take_snapshots();
   }

@@ -50,8 +50,8 @@ inline result<rows_done> input_rows(const capture_input& in, const row_schema* s
   if (in.kind() != input_kind::rd) {
     std::optional<result_rows> holder;
     result_rows* sink = nullptr;
-    auto w = run(in.kind(), in.whole(), schema, std::move(on_row), std::move(on_issue), &sink,
-                 holder);
+    auto w =
+        run(in.kind(), in.whole(), schema, std::move(on_row), std::move(on_issue), &sink, holder);
     if (!w) return w.error_value();
     if (sampled != nullptr) *sampled = sink->sampled();
     return rows_done{sink->acc(), *w, sink->issues(), sink->gpu_id(), sink->gpu()};
@@ -107,14 +107,15 @@ class query_capture final : public capture {
       return usage_error("the input names no GPU, and query rows need one: give " +
                          sp.option("gpu") + " (e.g. " + sp.with("gpu", "a530") + ")");
     }
-    c->decodable_ = gpu->gen == generation::a5xx ||
-                    (c->in_.kind() == input_kind::rd && c->in_.own() == gpu);
+    c->decodable_ =
+        gpu->gen == generation::a5xx || (c->in_.kind() == input_kind::rd && c->in_.own() == gpu);
     if (!c->decodable_) {
       c->warnings_.push_back(describe(*gpu) +
                              ": query rows are decoded on A5XX and on A6XX/A7XX .rd captures "
                              "that name their GPU; none are written");
     } else {
-      auto first = detail::input_rows(c->in_, nullptr, [](const row&) {}, {}, &c->counters_);
+      auto first = detail::input_rows(
+          c->in_, nullptr, [](const row&) {}, {}, &c->counters_);
       if (!first) return first.error_value();
     }
     c->schema_ = schema_of(c->counters_);

@@ -209,8 +209,8 @@ class text_listing final : public listing_sink {
       name = "write " + (n.empty() ? "0x" + hex32(p.hdr.id).substr(3) : n);
     }
     char line[160];
-    std::snprintf(line, sizeof line, "%08zx: %*s%08x  pkt%c %-34s count=%u",
-                  file_offset(p.offset), static_cast<int>(2 * (w.depth < 16 ? w.depth : 16)), "",
+    std::snprintf(line, sizeof line, "%08zx: %*s%08x  pkt%c %-34s count=%u", file_offset(p.offset),
+                  static_cast<int>(2 * (w.depth < 16 ? w.depth : 16)), "",
                   static_cast<unsigned>(encode(p.hdr)),
                   p.hdr.type == packet_type::type7 ? '7' : '4', name.c_str(),
                   static_cast<unsigned>(p.hdr.count));
