@@ -62,7 +62,7 @@ inline result<rows_done> input_rows(const capture_input& in, const row_schema* s
   sink.keep_copies();
   // Framing errors are issues the reader reports to the sink; feed() fails
   // only after finish().
-  auto fed = in.for_each_piece([&](byte_span p) { (void)reader.feed(p); });
+  auto fed = in.for_each_piece([&](byte_span p) { return static_cast<bool>(reader.feed(p)); });
   if (!fed) return fed.error_value();
   (void)reader.finish();
   sink.finish();
@@ -99,9 +99,17 @@ class query_capture final : public capture {
  public:
   static result<std::unique_ptr<query_capture>> open(capture_source src, const open_options& o,
                                                      const pipeline::spelling& sp) {
-    auto in = capture_input::open(std::move(src), o, sp);
+    // An .rd capture's ids are found on the first pass, with its counters.
+    auto in = capture_input::open(std::move(src), o, sp, false);
     if (!in) return in.error_value();
     std::unique_ptr<query_capture> c(new query_capture(std::move(*in), o, sp));
+    const bool rd = c->in_.kind() == input_kind::rd;
+    if (rd) {
+      auto first = detail::input_rows(
+          c->in_, nullptr, [](const row&) {}, {}, &c->counters_);
+      if (!first) return first.error_value();
+      c->in_.set_own(first->gpu);
+    }
     const device* gpu = c->in_.gpu();
     if (gpu == nullptr) {
       return usage_error("the input names no GPU, and query rows need one: give " +
@@ -113,7 +121,8 @@ class query_capture final : public capture {
       c->warnings_.push_back(describe(*gpu) +
                              ": query rows are decoded on A5XX and on A6XX/A7XX .rd captures "
                              "that name their GPU; none are written");
-    } else {
+      c->counters_.clear();
+    } else if (!rd) {
       auto first = detail::input_rows(
           c->in_, nullptr, [](const row&) {}, {}, &c->counters_);
       if (!first) return first.error_value();

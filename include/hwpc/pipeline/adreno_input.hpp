@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -120,11 +121,15 @@ inline bool starts_like_rd(byte_span head, std::size_t total) noexcept {
 class capture_input {
  public:
   static constexpr std::size_t block_size = std::size_t{1} << 20;
+  static constexpr std::size_t head_size = 65536;
 
   // Errors: usage (the options; no GPU is not one here) or the input's
   // (empty, gzip without zlib, corrupt gzip), offsets in the file given.
+  // `ids`: find the GPU an .rd capture names now (a pass over it); without,
+  // own() is null until set_own() (a reader that finds the ids on its own
+  // first pass, as query_capture's does).
   static result<capture_input> open(capture_source src, const open_options& o,
-                                    const pipeline::spelling& sp) {
+                                    const pipeline::spelling& sp, bool ids = true) {
     auto forced = check(o, sp);
     if (!forced) return forced.error_value();
     capture_input in;
@@ -138,39 +143,57 @@ class capture_input {
                         "gzip-compressed input, and this hwpc was built without zlib "
                         "(HWPC_WITH_ZLIB / -Dzlib); gunzip it first");
     }
-    // One pass over the (inflated) bytes: their first 64 KiB and size for the
-    // kind, and the ids an .rd would carry. A plain file's kind needs none.
-    detail::id_scan ids;
+    // The kind: a plain file's from its first bytes, a gzip one's from its
+    // first 64 KiB inflated (read whole only when the first section runs past
+    // them, to see whether its size fits).
     std::vector<std::byte> head;
     std::size_t total = 0;
-    const bool detect = o.format == "auto" && in.gzip_;
-    if (detect || o.format == "rd" || (o.format == "auto" && rd::looks_like_rd(bytes))) {
-      auto fed = in.for_each_piece([&](byte_span p) {
-        if (detect && head.size() < 65536) {
-          const std::size_t n = std::min(p.size(), 65536 - head.size());
+    bool ended = true;  // `total` is the whole size
+    if (in.gzip_) {
+      const auto read = [&](bool whole) {
+        head.clear();
+        total = 0;
+        ended = true;
+        return in.for_each_piece([&](byte_span p) {
+          const std::size_t n = std::min(p.size(), head_size - head.size());
           head.insert(head.end(), p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
-        }
-        total += p.size();
-        ids.feed(p);
-      });
+          total += p.size();
+          ended = whole || head.size() < head_size;
+          return ended;
+        });
+      };
+      auto fed = read(false);
       if (!fed) return fed.error_value();
-      if (in.gzip_ && total == 0) return make_error(errc::empty_input, 0, "empty after gunzip");
+      if (total == 0) return make_error(errc::empty_input, 0, "empty after gunzip");
+      if (o.format == "auto" && !ended && !detail::starts_like_rd(head, head.size())) {
+        if (auto all = read(true); !all) return all.error_value();
+      }
     }
-    const byte_span look = detect ? byte_span(head) : bytes;
+    const byte_span look = in.gzip_ ? byte_span(head) : bytes;
     if (o.format == "rd") in.kind_ = input_kind::rd;
     if (o.format == "hex") in.kind_ = input_kind::hex;
     if (o.format == "bin") in.kind_ = input_kind::bin;
     if (o.format == "auto") {
-      in.kind_ = (detect ? detail::starts_like_rd(look, total) : rd::looks_like_rd(bytes))
-                     ? input_kind::rd
-                 : looks_like_text(look) ? input_kind::hex
-                                         : input_kind::bin;
+      const bool rd = in.gzip_ ? detail::starts_like_rd(
+                                     look, ended ? total : std::numeric_limits<std::size_t>::max())
+                               : rd::looks_like_rd(bytes);
+      in.kind_ = rd ? input_kind::rd : looks_like_text(look) ? input_kind::hex : input_kind::bin;
     }
-    if (in.kind_ == input_kind::rd) in.own_ = ids.gpu();
+    if (in.kind_ == input_kind::rd && ids) {
+      // The ids, for names before the first packet: a pass over the section
+      // headers (the whole stream, which also finds a corrupt gzip stream
+      // before any output).
+      detail::id_scan scan;
+      auto fed = in.for_each_piece([&](byte_span p) {
+        scan.feed(p);
+        return true;
+      });
+      if (!fed) return fed.error_value();
+      in.own_ = scan.gpu();
+    }
     if (in.gzip_ && in.kind_ != input_kind::rd) {
       auto all = in.inflate_all();
       if (!all) return all.error_value();
-      if (in.inflated_.empty()) return make_error(errc::empty_input, 0, "empty after gunzip");
     }
     return in;
   }
@@ -182,17 +205,19 @@ class capture_input {
   const device* forced() const noexcept { return forced_; }
   // What an .rd capture's own ids name (null for hex and raw dwords).
   const device* own() const noexcept { return own_; }
+  void set_own(const device* d) noexcept { own_ = d; }
   // The GPU whose names apply: the door's, else the capture's.
   const device* gpu() const noexcept { return forced_ != nullptr ? forced_ : own_; }
 
   // Hex text and raw dwords: the whole (inflated) input.
   byte_span whole() const noexcept { return gzip_ ? byte_span(inflated_) : src_.bytes(); }
 
-  // Calls fn(byte_span) with the (inflated) bytes, in order, at most
-  // block_size at a time; a file is read again from its path. Errors are the
-  // file's or the gzip stream's.
+  // Calls fn(byte_span) -> bool with the (inflated) bytes, in order, at most
+  // block_size at a time, until it returns false; a file is read again from
+  // its path. Errors are the file's or the gzip stream's.
   template <class Fn>
   result<void> for_each_piece(Fn&& fn) const {
+    bool more = true;
 #ifdef HWPC_HAVE_ZLIB
     std::optional<gunzip_stream> z;
     if (gzip_) z.emplace();
@@ -201,12 +226,12 @@ class capture_input {
 #ifdef HWPC_HAVE_ZLIB
       if (z) {
         return z->feed(piece, [&](byte_span out) {
-          fn(out);
+          if (more) more = fn(out);
           return true;
         });
       }
 #endif
-      fn(piece);
+      more = fn(piece);
       return {};
     };
     if (!src_.path().empty()) {
@@ -214,7 +239,7 @@ class capture_input {
       if (f == nullptr) return make_error(errc::io, 0, "cannot read " + src_.path() + " again");
       std::vector<std::byte> block(block_size);
       std::size_t at = 0;
-      for (;;) {
+      while (more) {
         const std::size_t n = std::fread(block.data(), 1, block.size(), f);
         if (n == 0) break;
         auto ok = give(byte_span(block.data(), n));
@@ -229,21 +254,23 @@ class capture_input {
       if (bad) return make_error(errc::io, at, "cannot read " + src_.path());
     } else {
       const byte_span all = src_.bytes();
-      for (std::size_t at = 0; at < all.size(); at += block_size) {
+      for (std::size_t at = 0; more && at < all.size(); at += block_size) {
         auto ok = give(all.subspan(at, std::min(block_size, all.size() - at)));
         if (!ok) return ok.error_value();
       }
     }
 #ifdef HWPC_HAVE_ZLIB
-    if (z) return z->finish();
+    if (z && more) return z->finish();
 #endif
     return {};
   }
 
  private:
   result<void> inflate_all() {
-    return for_each_piece(
-        [this](byte_span p) { inflated_.insert(inflated_.end(), p.begin(), p.end()); });
+    return for_each_piece([this](byte_span p) {
+      inflated_.insert(inflated_.end(), p.begin(), p.end());
+      return true;
+    });
   }
 
   capture_source src_ = capture_source::borrow({}, "");
