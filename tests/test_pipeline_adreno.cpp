@@ -6,6 +6,7 @@
 // walks; usage errors are worded in the tool's and Python's spelling; and
 // Mesa's CI captures (tests/data/mesa-freedreno) read the same both ways.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "adreno_seed.hpp"
 #include "hwpc/adreno/emulate.hpp"
 #include "hwpc/adreno/emulate6.hpp"
+#include "hwpc/adreno/emulate_frames.hpp"
 #include "hwpc/adreno/gzip.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/pipeline/adreno_capture.hpp"
@@ -289,6 +291,88 @@ TEST_F(PipelineAdreno, MesaCiCapturesReadTheSameStreamed) {
     EXPECT_EQ(got.rows, want);
   }
 #endif
+}
+
+// This process's resident memory now and at its peak, in KiB (/proc/self/status).
+std::size_t status_kib(const char* key) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  const std::string k = std::string(key) + ":";
+  while (std::getline(f, line)) {
+    if (line.rfind(k, 0) == 0) return std::stoul(line.substr(k.size()));
+  }
+  return 0;
+}
+
+// The rows and the listing of a 48 MiB capture, plain and gzip, read from its
+// file: the process's resident memory grows by far less than the file (the
+// whole-file reader over the mapping grew by the file's size). Each read runs
+// in a child, whose peak is reset first (/proc/self/clear_refs 5), so the
+// figure is the read's alone.
+TEST_F(PipelineAdreno, LargeCapturesAreReadInBoundedMemory) {
+  a::frames_options fo;
+  fo.bytes = std::uint64_t{48} << 20;
+  fo.libwrap = true;
+  std::string plain, gz;
+  {
+    const bytes file = a::emulate_frames_file(fo, nullptr);
+    plain = write("big.rd", file);
+#ifdef HWPC_HAVE_ZLIB
+    // zlib's own deflate, level 1: stored blocks would not shrink it.
+    std::vector<std::byte> z;
+    z_stream zs{};
+    deflateInit2(&zs, 1, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    z.resize(deflateBound(&zs, static_cast<uLong>(file.size())));
+    zs.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(file.data()));
+    zs.avail_in = static_cast<uInt>(file.size());
+    zs.next_out = reinterpret_cast<Bytef*>(z.data());
+    zs.avail_out = static_cast<uInt>(z.size());
+    deflate(&zs, Z_FINISH);
+    z.resize(zs.total_out);
+    deflateEnd(&zs);
+    gz = write("big.rd.gz", z);
+#endif
+  }
+  for (const std::string& path : {plain, gz}) {
+    if (path.empty()) continue;
+    SCOPED_TRACE(path);
+    for (const bool rows : {true, false}) {
+      const pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        {
+          std::ofstream reset("/proc/self/clear_refs");
+          reset << "5";
+          reset.flush();
+          if (!reset) ::_exit(77);
+        }
+        const std::size_t before = status_kib("VmRSS");
+        std::size_t packets = 0;
+        if (rows) {
+          auto c = a::open_capture(hwpc::capture_source::map(path).value(), {}, {});
+          collect w;
+          if (!c || !(*c)->write_rows(w)) ::_exit(3);
+          packets = 1;
+        } else {
+          auto in = a::capture_input::open(hwpc::capture_source::map(path).value(), {}, {});
+          struct : a::listing_sink {
+            std::size_t n = 0;
+            void on_packet(const a::walked_packet&) override { ++n; }
+            void on_issue(const hwpc::error&) override {}
+          } count;
+          if (!in || !a::walk_packets(*in, count)) ::_exit(3);
+          packets = count.n;
+        }
+        const std::size_t grew = status_kib("VmHWM") - before;
+        ::_exit(packets == 0 ? 4 : grew < 16 * 1024 ? 0 : 5);
+      }
+      int st = 0;
+      ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+      ASSERT_TRUE(WIFEXITED(st));
+      if (WEXITSTATUS(st) == 77) GTEST_SKIP() << "no /proc/self/clear_refs";
+      EXPECT_EQ(WEXITSTATUS(st), 0) << (rows ? "rows" : "listing");
+    }
+  }
 }
 
 }  // namespace
