@@ -97,49 +97,12 @@ pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
   return out;
 }
 
-// The records of `hwpc adreno --packets --output csv`, typed: the library's
-// packet_record per packet, and the issues.
-class packet_table final : public adreno::listing_sink {
- public:
-  explicit packet_table(adreno::generation g) : gen_(g) {}
-  void on_packet(const adreno::walked_packet& w) override {
-    const adreno::packet_record r = adreno::record_of(w, gen_, file_offset(w.pkt.offset));
-    offset.push_back(static_cast<std::int64_t>(r.offset));
-    gpu_addr.push_back(r.gpu_address);
-    depth.push_back(static_cast<std::int32_t>(r.depth));
-    group.push_back(r.group);
-    pass.emplace_back(r.pass);
-    type.push_back(r.type7 ? 7 : 4);
-    id.push_back(r.id);
-    name.push_back(r.name);
-    count.push_back(r.count);
-    payload.push_back(r.payload);
-    event.push_back(r.event);
-    event_name.emplace_back(r.event_name);
-  }
-  void on_issue(const error& e) override { issues.push_back(mapped(e).describe()); }
-  void on_note(const error& e) override { issues.push_back("note: " + mapped(e).describe()); }
-
-  std::vector<std::int64_t> offset;
-  std::vector<std::uint64_t> gpu_addr;
-  std::vector<std::int32_t> depth, group, type, event;
-  std::vector<std::uint32_t> id, count;
-  std::vector<std::string> pass, name, payload, event_name, issues;
-
- private:
-  error mapped(error e) {
-    e.offset = file_offset(e.offset);
-    return e;
-  }
-  adreno::generation gen_;
-};
-
 pyb::dict packets(const pyb::object& source, const pyb::dict& opts) {
   const adreno::open_options a = open_options_of(options(opts));
   std::optional<input_source> keep;
   capture_source src = source_of(source, keep);
   const std::string path = src.name();
-  std::optional<packet_table> t;
+  std::optional<adreno::packet_columns> t;
   const adreno::device* gpu = nullptr;
   {
     pyb::gil_scoped_release unlocked;
@@ -152,7 +115,7 @@ pyb::dict packets(const pyb::object& source, const pyb::dict& opts) {
   }
   pyb::dict d;
   d["offset"] = to_numpy(std::move(t->offset));
-  d["gpu_address"] = to_numpy(std::move(t->gpu_addr));
+  d["gpu_address"] = to_numpy(std::move(t->gpu_address));
   d["depth"] = to_numpy(std::move(t->depth));
   d["group"] = to_numpy(std::move(t->group));
   d["pass"] = pyb::cast(t->pass);

@@ -112,6 +112,44 @@ inline result<walk_stats> walk_packets(const capture_input& in, listing_sink& si
   return w.stats();
 }
 
+// The listing as columns, one entry per packet in each (hwpc.adreno.packets'
+// table: the fields of listing_writer's records, typed), and the issues and
+// notes ("note: ...") as text, offsets in the user's file.
+class packet_columns final : public listing_sink {
+ public:
+  explicit packet_columns(generation g) : gen_(g) {}
+  void on_packet(const walked_packet& w) override {
+    const packet_record r = record_of(w, gen_, file_offset(w.pkt.offset));
+    offset.push_back(static_cast<std::int64_t>(r.offset));
+    gpu_address.push_back(r.gpu_address);
+    depth.push_back(static_cast<std::int32_t>(r.depth));
+    group.push_back(r.group);
+    pass.emplace_back(r.pass);
+    type.push_back(r.type7 ? 7 : 4);
+    id.push_back(r.id);
+    name.push_back(r.name);
+    count.push_back(r.count);
+    payload.push_back(r.payload);
+    event.push_back(r.event);
+    event_name.emplace_back(r.event_name);
+  }
+  void on_issue(const error& e) override { issues.push_back(mapped(e).describe()); }
+  void on_note(const error& e) override { issues.push_back("note: " + mapped(e).describe()); }
+
+  std::vector<std::int64_t> offset;
+  std::vector<std::uint64_t> gpu_address;
+  std::vector<std::int32_t> depth, group, type, event;  // group, event: -1 for none
+  std::vector<std::uint32_t> id, count;
+  std::vector<std::string> pass, name, payload, event_name, issues;
+
+ private:
+  error mapped(error e) const {
+    e.offset = file_offset(e.offset);
+    return e;
+  }
+  generation gen_;
+};
+
 // The text listing: one line per packet (`lines`), and after the packets of
 // each recognised query or counter select/sample a line "OFFSET: => what it
 // does" (without `lines`, those lines alone, without "=>"); or, given a
