@@ -269,18 +269,33 @@ class result_rows final : public rd::capture_sink {
         stamp(r, s);
         break;
       default: {  // counter_sample
-        reason_ = key ? key->name() : std::string("counter");
-        if (key && ev.countable) reason_ = countable_name(*key->group, *ev.countable);
+        if (key && ev.countable) {
+          reason_ = countable_name(*key->group, *ev.countable);
+        } else {
+          reason_ = key ? key->name() : std::string("counter");
+        }
         r.reason = reason_;
         if (key && s.v[0]) {
-          auto it = column_of_.find(key->name());
-          if (it != column_of_.end()) cells_[it->second] = cell::u(*s.v[0]);
+          if (const auto col = counter_column(*key)) cells_[*col] = cell::u(*s.v[0]);
         }
         break;
       }
     }
     r.metrics = cells_;
     on_row_(r);
+  }
+
+  // A counter's column, found by name once per counter (a few counters,
+  // thousands of reads).
+  std::optional<std::size_t> counter_column(const counter_key& k) {
+    for (const auto& [key, col] : counter_columns_) {
+      if (key == k) return col;
+    }
+    const auto it = column_of_.find(k.name());
+    std::optional<std::size_t> col;
+    if (it != column_of_.end()) col = it->second;
+    counter_columns_.emplace_back(k, col);
+    return col;
   }
 
   void stamp(row& r, const snapshot& s) {
@@ -299,6 +314,7 @@ class result_rows final : public rd::capture_sink {
   bool copy_ = false;
   packet_copies copies_;
   std::map<std::string, std::size_t> column_of_;
+  std::vector<std::pair<counter_key, std::optional<std::size_t>>> counter_columns_;
   std::vector<cell> cells_;
   std::vector<counter_key> sampled_;
   std::string reason_;
