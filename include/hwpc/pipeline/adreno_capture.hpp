@@ -26,6 +26,7 @@
 
 #include "hwpc/adreno/generation.hpp"
 #include "hwpc/adreno/rd_stream.hpp"
+#include "hwpc/adreno/result_rows.hpp"
 #include "hwpc/adreno/row_columns.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/adreno/tracks.hpp"
