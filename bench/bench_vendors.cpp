@@ -15,6 +15,12 @@
 //                         (rd::capture_reader + recogniser::push(p, f), the recogniser
 //                         `hwpc adreno --queries` runs)
 //   adreno_walk_only/rd   the walk alone (packets counted, nothing recognised)
+//   adreno_pipeline/F     adreno_walk through the library's pipeline, as `hwpc adreno --queries`
+//                         reads a file: capture_input (kind, ids: a pass over the sections;
+//                         gzip inflated a block at a time), then walk_packets (rd::stream_reader
+//                         fed 1 MiB blocks) into the same sink
+//   adreno_rows/F         the query rows of `hwpc adreno --output csv` (query_capture: a pass
+//                         for the sampled counters and the ids, a pass for the rows)
 //   naive_adreno_walk/F   the same job as adreno_walk: a recursive walk that copies each buffer it
 //                         enters into a std::vector and finds IB targets in a std::map
 //
@@ -47,6 +53,8 @@
 #include "hwpc/mali/evaluator.hpp"
 #include "hwpc/mali/gpu.hpp"
 #include "hwpc/mali/rows.hpp"
+#include "hwpc/pipeline/adreno_capture.hpp"
+#include "hwpc/pipeline/adreno_packets.hpp"
 
 #ifdef HWPC_HAVE_ZLIB
 #include <zlib.h>
@@ -321,7 +329,7 @@ std::uint64_t sample_key(std::size_t group, std::uint32_t counter,
   return (group * 64 + counter + 1) * (countable ? std::uint64_t{*countable} + 1 : 0);
 }
 
-class counting_sink final : public ha::rd::capture_sink {
+class counting_sink final : public ha::listing_sink {
  public:
   adreno_totals t;
   void on_packet(const ha::walked_packet& w) override {
@@ -331,7 +339,9 @@ class counting_sink final : public ha::rd::capture_sink {
     rec_.push(w.pkt, [this](const ha::query_event& e) { count(e); });
   }
   void on_issue(const hwpc::error&) override { ++t.issues; }
-  void finish() {
+  void finish() override {
+    if (finished_) return;
+    finished_ = true;
     rec_.finish();
     rec_.release([this](const ha::query_event& e) { count(e); }, true);
   }
@@ -345,6 +355,7 @@ class counting_sink final : public ha::rd::capture_sink {
     t.checksum += sample_key(group, e.counter->counter, e.countable);
   }
   ha::recogniser rec_{std::size_t{1} << 16};
+  bool finished_ = false;
 };
 
 // The walk alone, nothing recognised: how much of adreno_walk is the walker.
@@ -538,6 +549,38 @@ adreno_totals adreno_naive_input(const adreno_input& in) {
   return adreno_naive(in.file);
 }
 
+// The library's pipeline over the input in memory (no path: read in 1 MiB blocks from it).
+adreno_totals adreno_pipeline_input(const adreno_input& in) {
+  counting_sink sink;
+  auto c = ha::capture_input::open(hwpc::capture_source::borrow(in.file, "bench"), {}, {});
+  if (!c || !ha::walk_packets(*c, sink)) ++sink.t.issues;
+  return sink.t;
+}
+
+struct row_count final : hwpc::row_writer {
+  std::uint64_t rows = 0, sum = 0;
+  void write(const hwpc::row& r) override {
+    ++rows;
+    for (const hwpc::cell& c : r.metrics) sum += c.bits;
+  }
+  void end(const hwpc::accounting&) override {}
+};
+std::uint64_t adreno_rows_input(const adreno_input& in) {
+  auto c = ha::query_capture::open(hwpc::capture_source::borrow(in.file, "bench"), {}, {});
+  row_count w;
+  if (!c || !(*c)->write_rows(w)) return 0;
+  return w.rows;
+}
+
+void adreno_pipeline(benchmark::State& state, const adreno_input* in) {
+  for (auto _ : state) benchmark::DoNotOptimize(adreno_pipeline_input(*in));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in->rd_bytes));
+}
+void adreno_rows(benchmark::State& state, const adreno_input* in) {
+  for (auto _ : state) benchmark::DoNotOptimize(adreno_rows_input(*in));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in->rd_bytes));
+}
+
 void adreno_walk(benchmark::State& state, const adreno_input* in) {
   for (auto _ : state) benchmark::DoNotOptimize(adreno_library_input(*in));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in->rd_bytes));
@@ -646,6 +689,15 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("naive_adreno_walk/" + in.name).c_str(), naive_adreno_walk, &in);
     if (!in.gz) {
       benchmark::RegisterBenchmark(("adreno_walk_only/" + in.name).c_str(), adreno_walk_only, &in);
+    }
+    if (adreno_pipeline_input(in) == lib) {
+      benchmark::RegisterBenchmark(("adreno_pipeline/" + in.name).c_str(), adreno_pipeline, &in);
+    } else {
+      std::fprintf(stderr, "note: adreno %s: the pipeline's totals differ; row skipped\n",
+                   in.name.c_str());
+    }
+    if (adreno_rows_input(in) != 0) {
+      benchmark::RegisterBenchmark(("adreno_rows/" + in.name).c_str(), adreno_rows, &in);
     }
   }
 

@@ -126,15 +126,14 @@ TEST_F(AdrenoTool, RdCaptureFollowsTheIndirectBuffer) {
   ASSERT_EQ(z.status, 0) << z.out;
   EXPECT_EQ(z.out, hwpc::testing::run_tool("adreno --queries " + file, true).out);
   EXPECT_NE(z.out.find("occlusion end"), std::string::npos);
-  // The decompressed capture goes to a temporary file in TMPDIR (flat memory);
-  // a TMPDIR where none can be made is an i/o error naming it, and nothing is left behind.
+  // The capture is inflated a block at a time as it is read (flat memory):
+  // no temporary file, so a TMPDIR where none can be made does not matter,
+  // and nothing is left behind.
   const auto missing = (dir_ / "no-such-dir").string();
   auto t = hwpc::testing::run_command("TMPDIR=" + missing + " " + std::string(HWPC_TOOL_PATH) +
-                                      " adreno --queries " + gz + " 2>&1");
-  EXPECT_EQ(t.status, 2);
-  EXPECT_NE(t.out.find("i/o error at byte offset 0: cannot create a file in " + missing),
-            std::string::npos)
-      << t.out;
+                                      " adreno --queries " + gz);
+  EXPECT_EQ(t.status, 0);
+  EXPECT_EQ(t.out, z.out);
   auto local = hwpc::testing::run_command("TMPDIR=" + dir_.string() + " " +
                                           std::string(HWPC_TOOL_PATH) + " adreno --queries " + gz);
   EXPECT_EQ(local.out, z.out);

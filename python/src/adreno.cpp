@@ -1,21 +1,18 @@
-// hwpc.adreno: the query results of `hwpc adreno --output csv` as columns,
-// and the packet listing of `hwpc adreno` as a table (examples/hwpc/
-// cmd_adreno.cpp): the same readers, recogniser and names. A gzip-compressed
-// capture is inflated in memory (the tool inflates to a temporary file).
-#include "hwpc/adreno.hpp"
-
+// hwpc.adreno: a binding of the library's Adreno pipeline, the one `hwpc
+// adreno` calls: the query rows (pipeline/adreno_capture.hpp) as columns,
+// and the packet listing (pipeline/adreno_packets.hpp) as a table. Options
+// are checked and worded by the library in Python's spelling; an .rd file,
+// plain or gzip, is streamed from its path in bounded memory.
 #include <pybind11/stl.h>
 
-#include <array>
-#include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "columns.hpp"
-#include "hwpc/adreno/rows.hpp"
-#include "hwpc/core/hex.hpp"
-#include "hwpc/pipeline/adreno_open.hpp"
+#include "hwpc/pipeline/adreno_capture.hpp"
+#include "hwpc/pipeline/adreno_packets.hpp"
 #include "module.hpp"
 #include "source.hpp"
 
@@ -23,224 +20,102 @@ namespace hwpc::py {
 
 namespace {
 
-// The input's bytes, inflated when gzip-compressed; `kind` detected unless given.
-struct adreno_input {
-  byte_span data;
-  std::vector<std::byte> inflated;
-  std::string kind;
-};
+const pipeline::spelling python{pipeline::door::python};
 
-void open_input(const input_source& in, const std::string& format, adreno_input& a) {
-  a.data = in.bytes();
-  if (a.data.empty()) fail_input(in.name(), make_error(errc::empty_input, 0, "empty file"));
-  if (adreno::is_gzip(a.data)) {
-#ifdef HWPC_HAVE_ZLIB
-    auto n = adreno::gunzip_to(a.data, [&](byte_span b) {
-      a.inflated.insert(a.inflated.end(), b.begin(), b.end());
-      return true;
-    });
-    if (!n) fail_input(in.name(), n.error_value());
-    a.data = a.inflated;
-    if (a.data.empty()) {
-      fail_input(in.name(), make_error(errc::empty_input, 0, "empty after gunzip"));
+// The options both calls take, checked (usage errors as ValueError).
+adreno::open_options open_options_of(const options& o) {
+  adreno::open_options a;
+  a.format = o.get<std::string>("format").value_or("auto");
+  a.gpu = o.get<std::string>("gpu");
+  if (auto ok = adreno::check(a, python); !ok) throw usage_failure(ok.error_value().message);
+  return a;
+}
+
+// A path is mapped and streamed from the file; a buffer is borrowed (kept
+// alive by `keep` until the call returns).
+capture_source source_of(const pyb::object& source, std::optional<input_source>& keep) {
+  if (pyb::isinstance<pyb::str>(source) || pyb::hasattr(source, "__fspath__")) {
+    const std::string path = pyb::str(pyb::module_::import("os").attr("fspath")(source));
+    auto s = capture_source::map(path);
+    if (!s) {
+      const error& e = s.error_value();
+      throw decode_failure(e.message, e.anchor == error_anchor::byte_offset
+                                          ? std::optional<std::size_t>(e.offset)
+                                          : std::nullopt);
     }
-#else
-    fail_input(in.name(), make_error(errc::unknown_format, 0,
-                                     "gzip-compressed input, and this hwpc was built without "
-                                     "zlib; gunzip it first"));
-#endif
+    return std::move(*s);
   }
-  auto kind = adreno::input_kind_of(a.data, format, pipeline::spelling{pipeline::door::python});
-  if (!kind) throw usage_failure(kind.error_value().message);
-  a.kind = *kind == adreno::input_kind::rd    ? "rd"
-           : *kind == adreno::input_kind::hex ? "hex"
-                                              : "bin";
+  keep.emplace(source);
+  return capture_source::borrow(keep->bytes(), keep->name());
 }
 
-const adreno::device* forced_device(const options& o) {
-  const std::optional<std::string> g = o.get<std::string>("gpu");
-  if (!g) return nullptr;
-  const adreno::device* d = adreno::parse_device(*g);
-  if (d == nullptr) {
-    throw usage_failure("gpu: '" + *g +
-                        "' is no Adreno hwpc knows (a name like a530, a630, a740, X1-85; a GPU "
-                        "id like 640; or a chip id like 0x43050a01)");
-  }
-  return d;
-}
-
-std::string format_of(const options& o) {
-  const std::string f = o.get<std::string>("format").value_or("auto");
-  if (f != "auto" && f != "rd" && f != "hex" && f != "bin") {
-    throw usage_failure("format must be auto, rd, hex or bin, not '" + f + "'");
-  }
-  return f;
+[[noreturn]] void raise(const std::string& path, const error& e) {
+  if (is_usage(e)) throw usage_failure(path + ": " + e.message);
+  fail_input(path, e);
 }
 
 pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
   const options o(opts);
-  const std::string format = format_of(o);
+  adreno::open_options a = open_options_of(o);
   const bool summary = o.flag("summary");
   const bool schema_only = o.flag("_schema_only");  // hwpc.dask's meta
-  const adreno::device* forced = forced_device(o);
-  input_source in(source);
-  const std::string& path = in.name();
-  adreno_input a;
-  std::optional<row_schema> schema;
+  std::optional<input_source> keep;
+  capture_source src = source_of(source, keep);
+  const std::string path = src.name();
+  std::vector<std::string> issues;
+  a.on_issue = [&](const error& e, bool note) {
+    issues.push_back(path + ": " + (note ? "note: " : "") + e.describe());
+  };
+  std::unique_ptr<adreno::query_capture> c;
   std::optional<column_sink> columns;
   std::optional<totals_sink> totals;
-  std::vector<std::string> issues;
-  std::optional<std::uint32_t> gpu_id;
-  bool decodable = false;
   {
     pyb::gil_scoped_release unlocked;
-    open_input(in, format, a);
-    const adreno::input_kind kind = a.kind == "rd"    ? adreno::input_kind::rd
-                                    : a.kind == "hex" ? adreno::input_kind::hex
-                                                      : adreno::input_kind::bin;
-    // The tool's checks, from the library (pipeline/adreno_open.hpp): no GPU,
-    // no meaning; the schema named by generation.
-    auto plan =
-        adreno::plan_queries(kind, a.data, forced, pipeline::spelling{pipeline::door::python});
-    if (!plan) {
-      if (is_usage(plan.error_value()))
-        throw usage_failure(path + ": " + plan.error_value().message);
-      fail_input(path, plan.error_value());
-    }
-    decodable = plan->decodable;
-    if (!decodable) issues.push_back(path + ": note: " + plan->note);
-    schema = plan->schema;
-    adreno::result_totals result_totals(*schema);
+    auto opened = adreno::query_capture::open(std::move(src), a, python);
+    if (!opened) raise(path, opened.error_value());
+    c = std::move(*opened);
+    for (const std::string& w : c->warnings()) issues.push_back(path + ": note: " + w);
     output::row_writer* w = nullptr;
     if (summary) {
-      w = &totals.emplace(*schema, [&](std::span<const std::uint64_t>, std::uint64_t,
-                                       std::vector<cell>& c) { c = result_totals.cells(); });
+      w = &totals.emplace(c->schema(),
+                          c->writer_parts({output::writer_kind::csv, true}).totals_metrics);
     } else {
-      w = &columns.emplace(*schema);
+      w = &columns.emplace(c->schema());
     }
-    if (schema_only || !decodable) {
+    if (schema_only) {
       w->end(accounting{});
-    } else {
-      auto done = adreno::for_each_row(
-          kind, a.data, *schema,
-          [&](const row& r) {
-            result_totals.add(r);
-            w->write(r);
-          },
-          [&](const error& e, bool note) {
-            issues.push_back(path + ": " + (note ? "note: " : "") + e.describe());
-          });
-      if (!done) fail_input(path, done.error_value());
-      w->end(done->acc);
-      gpu_id = done->gpu_id;
+    } else if (auto acc = c->write_rows(*w); !acc) {
+      fail_input(path, acc.error_value());
     }
   }
   pyb::dict out = totals ? totals->to_python() : columns->to_python();
-  out["schema"] = schema_to_python(*schema);
+  out["schema"] = schema_to_python(c->schema());
   out["dropped"] = pyb::list();
   out["issues"] = pyb::cast(issues);
-  out["gpu_id"] = gpu_id ? pyb::object(pyb::int_(*gpu_id)) : pyb::object(pyb::none());
+  const auto& id = c->done().gpu_id;
+  out["gpu_id"] = id ? pyb::object(pyb::int_(*id)) : pyb::object(pyb::none());
   return out;
 }
 
-// Collects the packet listing of `hwpc adreno --packets --output csv`: the
-// same fields (the tool's adreno_listing::fields_of, with the generation's
-// names), typed, and the issues.
-class packet_table final : public adreno::rd::capture_sink {
- public:
-  explicit packet_table(adreno::generation g) : gen_(g) {}
-  void on_packet(const adreno::walked_packet& w) override {
-    const adreno::packet& p = w.pkt;
-    const bool t7 = p.hdr.type == adreno::packet_type::type7;
-    offset.push_back(static_cast<std::int64_t>(map_ ? map_->text_offset(p.offset) : p.offset));
-    gpu_addr.push_back(w.gpu_addr);
-    depth.push_back(static_cast<std::int32_t>(w.depth));
-    group.push_back(w.group);
-    pass.emplace_back(adreno::pass_name(w.pass));
-    type.push_back(t7 ? 7 : 4);
-    id.push_back(p.hdr.id);
-    name.push_back(t7 ? std::string(adreno::opcode_name(gen_, p.hdr.id))
-                      : adreno::register_label(gen_, p.hdr.id));
-    count.push_back(p.hdr.count);
-    std::string pl;
-    for (std::uint32_t i = 0; i < p.hdr.count; ++i) {
-      char b[12];
-      std::snprintf(b, sizeof b, i ? " %08x" : "%08x", static_cast<unsigned>(p.dword(i)));
-      pl += b;
-    }
-    payload.push_back(std::move(pl));
-    // CP_EVENT_WRITE (0x46 on every generation): its event, -1 elsewhere.
-    if (t7 && p.hdr.id == adreno::op::cp_event_write && p.hdr.count >= 1) {
-      event.push_back(static_cast<std::int32_t>(p.dword(0) & 0xff));
-      event_name.emplace_back(adreno::event_name(gen_, p.dword(0) & 0xff));
-    } else {
-      event.push_back(-1);
-      event_name.emplace_back();
-    }
-  }
-  void on_issue(const error& e) override { issues.push_back(e.describe()); }
-  void on_note(const error& e) override { issues.push_back("note: " + e.describe()); }
-  void map_offsets(adreno::hex_offset_index* m) { map_ = m; }
-
-  std::vector<std::int64_t> offset;
-  std::vector<std::uint64_t> gpu_addr;
-  std::vector<std::int32_t> depth, group, type, event;
-  std::vector<std::uint32_t> id, count;
-  std::vector<std::string> pass, name, payload, event_name, issues;
-
- private:
-  adreno::generation gen_;
-  adreno::hex_offset_index* map_ = nullptr;
-};
-
 pyb::dict packets(const pyb::object& source, const pyb::dict& opts) {
-  const options o(opts);
-  const std::string format = format_of(o);
-  const adreno::device* forced = forced_device(o);
-  input_source in(source);
-  adreno_input a;
-  std::optional<packet_table> t;
+  const adreno::open_options a = open_options_of(options(opts));
+  std::optional<input_source> keep;
+  capture_source src = source_of(source, keep);
+  const std::string path = src.name();
+  std::optional<adreno::packet_columns> t;
   const adreno::device* gpu = nullptr;
   {
     pyb::gil_scoped_release unlocked;
-    open_input(in, format, a);
-    gpu = adreno::device_of(a.kind == "rd" ? adreno::input_kind::rd : adreno::input_kind::bin,
-                            a.data, forced);
-    const adreno::generation gen = gpu != nullptr ? gpu->gen : adreno::generation::unknown;
-    t.emplace(gen);
-    if (a.kind == "rd") {
-      adreno::rd::capture_reader reader(*t);
-      if (forced != nullptr) reader.force_device(forced);
-      (void)reader.read(a.data);  // a framing error is an issue too
-    } else if (a.kind == "bin") {
-      adreno::walker w(*t, nullptr);
-      w.set_generation(gen);
-      w.walk(a.data, 0, 0);
-    } else {
-      // Hex text: its dwords walked as one buffer, offsets mapped back to the text.
-      const std::string_view text(reinterpret_cast<const char*>(a.data.data()), a.data.size());
-      adreno::hex_offset_index index;
-      auto n = index.build(text);
-      if (!n) fail_input(in.name(), n.error_value());
-      std::vector<std::byte> dwords(4 * *n);
-      adreno::hex_reader reader(text);
-      std::uint32_t v = 0;
-      std::size_t at = 0;
-      for (std::size_t i = 0; i < *n; ++i) {
-        (void)reader.next(v, at);  // index.build() read it all
-        store_le32(dwords.data() + 4 * i, v);
-      }
-      t->map_offsets(&index);
-      adreno::walker w(*t, nullptr);
-      w.set_generation(gen);
-      w.set_input_bytes(dwords.size());
-      w.walk(dwords, 0, 0);
-      t->map_offsets(nullptr);
-    }
+    auto in = adreno::capture_input::open(std::move(src), a, python);
+    if (!in) raise(path, in.error_value());
+    gpu = in->gpu();
+    t.emplace(gpu != nullptr ? gpu->gen : adreno::generation::unknown);
+    auto walked = adreno::walk_packets(*in, *t);
+    if (!walked) fail_input(path, walked.error_value());
   }
   pyb::dict d;
   d["offset"] = to_numpy(std::move(t->offset));
-  d["gpu_address"] = to_numpy(std::move(t->gpu_addr));
+  d["gpu_address"] = to_numpy(std::move(t->gpu_address));
   d["depth"] = to_numpy(std::move(t->depth));
   d["group"] = to_numpy(std::move(t->group));
   d["pass"] = pyb::cast(t->pass);

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,105 @@ result<std::size_t> gunzip_to(byte_span in, Sink&& sink,
   inflateEnd(&zs);
   return total;
 }
+
+// The same, with the compressed input handed over a piece at a time too (a
+// file read in blocks), so that neither side is ever held whole. feed() hands
+// the output of each piece to `sink` as gunzip_to does; finish() says whether
+// the stream ended where a gzip member ends. Errors name the offset in the
+// compressed input, as gunzip_to's do.
+class gunzip_stream {
+ public:
+  explicit gunzip_stream(std::size_t max_out = std::size_t{1} << 33)
+      : max_out_(max_out), buf_(std::size_t{1} << 20) {}
+  ~gunzip_stream() {
+    if (started_) inflateEnd(&zs_);
+  }
+  gunzip_stream(const gunzip_stream&) = delete;
+  gunzip_stream& operator=(const gunzip_stream&) = delete;
+
+  std::size_t total_out() const noexcept { return total_; }
+
+  template <class Sink>
+  result<void> feed(byte_span in, Sink&& sink) {
+    if (failed_) return *failed_;
+    if (!started_) {
+      if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) {
+        return fail(errc::io, 0, "zlib could not start");
+      }
+      started_ = true;
+    }
+    std::size_t used = 0;
+    while (used < in.size() || pending_out_) {
+      if (ended_) {  // the next member, or bytes that are none
+        if (!head_ok(in.subspan(used))) {
+          return fail(errc::inconsistent, consumed_, "data after the end of the gzip stream");
+        }
+        inflateReset(&zs_);
+        ended_ = false;
+      }
+      if (total_ == max_out_) {
+        return fail(errc::oversized, consumed_,
+                    "gzip data expands past " + std::to_string(max_out_) + " bytes");
+      }
+      const std::size_t room = std::min(buf_.size(), max_out_ - total_);
+      zs_.next_out = reinterpret_cast<Bytef*>(buf_.data());
+      zs_.avail_out = static_cast<uInt>(room);
+      const std::size_t left = in.size() - used;
+      zs_.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(in.data() + used));
+      zs_.avail_in = static_cast<uInt>(std::min<std::size_t>(left, std::size_t{1} << 30));
+      const uInt given = zs_.avail_in;
+      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      used += given - zs_.avail_in;
+      consumed_ += given - zs_.avail_in;
+      const std::size_t got = room - zs_.avail_out;
+      total_ += got;
+      // A full buffer may leave output inside zlib with no input left.
+      pending_out_ = zs_.avail_out == 0 && rc == Z_OK;
+      if (got != 0 && !sink(byte_span(buf_.data(), got))) {
+        return fail(errc::io, consumed_, "cannot keep the decompressed data");
+      }
+      if (rc == Z_STREAM_END) {
+        ended_ = true;
+        pending_out_ = false;
+        continue;
+      }
+      if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
+        return fail(errc::inconsistent, consumed_,
+                    std::string("corrupt gzip data: ") + (zs_.msg ? zs_.msg : "zlib data error"));
+      }
+      if (rc == Z_MEM_ERROR) return fail(errc::io, consumed_, "zlib ran out of memory");
+      if (rc == Z_BUF_ERROR) pending_out_ = false;  // needs more input
+    }
+    return {};
+  }
+
+  // The end of the compressed input.
+  result<void> finish() {
+    if (failed_) return *failed_;
+    if (!ended_) return fail(errc::truncated, consumed_, "gzip stream ends before its end marker");
+    return {};
+  }
+
+ private:
+  // After a member's end, another may start only with the gzip magic (a
+  // piece boundary may cut it: one byte 1f is taken on trust).
+  static bool head_ok(byte_span rest) noexcept {
+    if (rest.empty()) return true;
+    if (rest.size() == 1) return rest[0] == std::byte{0x1f};
+    return is_gzip(rest);
+  }
+  result<void> fail(errc code, std::size_t at, std::string msg) {
+    failed_ = make_error(code, at, std::move(msg));
+    return *failed_;
+  }
+
+  z_stream zs_{};
+  std::size_t max_out_;
+  std::vector<std::byte> buf_;
+  std::size_t consumed_ = 0, total_ = 0;
+  bool started_ = false, ended_ = false, pending_out_ = false;
+  std::optional<error> failed_;
+};
 
 // The same into memory: the whole decompressed data.
 inline result<std::vector<std::byte>> gunzip(byte_span in,

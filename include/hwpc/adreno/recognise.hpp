@@ -142,6 +142,8 @@ class recogniser {
     release(f);
   }
 
+  // Packets in the window, whose payloads are still read.
+  std::size_t window_packets() const noexcept { return size_; }
   // Recognises what is left in the window.
   void finish() {
     while (size_ != 0) step();
