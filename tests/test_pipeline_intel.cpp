@@ -32,9 +32,9 @@ using hwpc::pipeline::door;
 // A row as text: every field the row contract has.
 std::string text_of(const hwpc::row& r) {
   std::string s = std::to_string(r.report) + "," + std::to_string(r.offset) + "," +
-                  std::to_string(r.timestamp) + "," + std::to_string(r.begin) + "," +
-                  std::to_string(r.end) + "," + (r.lost ? "L" : "") + "," + std::string(r.reason) +
-                  "," + (r.ctx_id ? std::to_string(*r.ctx_id) : "-");
+                  std::to_string(r.begin) + "," + std::to_string(r.end) + "," +
+                  (r.lost ? "L" : "") + "," + std::string(r.reason) + "," +
+                  (r.has_context ? std::to_string(r.context) : "-");
   for (const std::uint64_t v : r.counters) s += "," + std::to_string(v);
   return s;
 }
@@ -194,8 +194,8 @@ const refusal refusals[] = {
        o.platform = "hsw";
        o.format = "NOPE";
      },
-     "platform HSW has no report format 'NOPE' (see hwpc formats --platform HSW)",
-     "platform HSW has no report format 'NOPE'"},
+     "platform hsw has no report format 'NOPE' (see hwpc formats --platform hsw)",
+     "platform hsw has no report format 'NOPE'"},
 };
 
 TEST(PipelineIntel, EveryOptionRefusalIsAUsageErrorInEachSpelling) {
@@ -231,8 +231,8 @@ TEST(PipelineIntel, RefusalsThatNeedTheInput) {
     auto c = hwpc::intel::open_capture(hwpc::capture_source::borrow(hsw, "h.raw"), o, {d});
     ASSERT_FALSE(c.has_value());
     EXPECT_TRUE(hwpc::is_usage(c.error_value()));
-    EXPECT_EQ(c.error_value().message.rfind(d == door::tool ? "--context: HSW reports carry no"
-                                                            : "context: HSW reports carry no",
+    EXPECT_EQ(c.error_value().message.rfind(d == door::tool ? "--context: hsw reports carry no"
+                                                            : "context: hsw reports carry no",
                                             0),
               0u)
         << c.error_value().message;
@@ -334,7 +334,7 @@ TEST(PipelineIntel, TheDefaultCaptureIsTheEmulatorsWithItsDevice) {
     emulated_fact = emulated_fact || f.value.find("emulated") != std::string::npos;
   }
   EXPECT_TRUE(emulated_fact);
-  EXPECT_EQ(parts.title, "hwpc HSW A45_B8_C8: (default capture)");
+  EXPECT_EQ(parts.title, "hwpc hsw A45_B8_C8: (default capture)");
 }
 
 }  // namespace

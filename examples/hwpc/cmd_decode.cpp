@@ -9,7 +9,6 @@
 // to its own command.
 #include <unistd.h>
 
-#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -132,17 +131,9 @@ struct decode_options {
   std::vector<std::string> files;  // none: the embedded default capture; several: one trace
 };
 
+// A 32-bit number, decimal or 0x hex (the same text a packed Xe format is).
 std::optional<std::uint32_t> parse_u32(const std::string& s) {
-  std::uint32_t v = 0;
-  int base = 10;
-  std::size_t at = 0;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    at = 2;
-  }
-  auto r = std::from_chars(s.data() + at, s.data() + s.size(), v, base);
-  if (r.ec != std::errc{} || r.ptr != s.data() + s.size() || at == s.size()) return std::nullopt;
-  return v;
+  return intel::parse_format_number(s);
 }
 
 int usage(const std::string& message) { return fail("decode", message, exit_usage); }
@@ -194,8 +185,10 @@ int read_options(const parsed_args& a, decode_options& o) {
   io.definitions = a.get("definitions");
   for (const auto& dv : a.all("device-var")) {
     auto v = pipeline::parse_device_var(dv);
-    if (!v) return usage("--device-var needs NAME=VALUE with a number, not '" + dv + "'");
-    io.device_vars[v->first] = v->second;
+    if (!v && io.metrics)
+      return usage("--device-var needs NAME=VALUE with a number, not '" + dv + "'");
+    // Without --metrics the library refuses every --device-var, well formed or not.
+    io.device_vars[v ? v->first : dv] = v ? v->second : expr::value{};
   }
   io.unverified_layouts = a.has("unverified-layouts");
   for (const auto& l : a.all("xe-loss")) {

@@ -100,9 +100,9 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
       w->end(accounting{});
     } else if (totals && cap->totals_whole()) {
       // The tool's way to total a raw capture (pipeline/intel_totals.hpp).
-      auto r = cap->total_whole();
-      if (!r) raise(r.error_value());
-      totals->set(std::move(r->totals), r->acc);
+      intel::raw_totals r = cap->total_whole();
+      if (auto bad = cap->all_unwritten(r.acc)) raise(*bad);
+      totals->set(std::move(r.totals), r.acc);
     } else {
       auto acc = totals ? cap->write_rows_for_totals(*w) : cap->write_rows(*w);
       if (!acc) raise(acc.error_value());

@@ -79,11 +79,23 @@ class oa_capture final : public capture {
 
   // Raw reports without a context filter are totalled whole (intel_totals.hpp).
   bool totals_whole() const noexcept { return buffer_.has_value() && !rows_.filter; }
-  result<raw_totals> total_whole() {
+  // The caller writes them, then asks all_unwritten(totals.acc).
+  raw_totals total_whole() {
     raw_totals r = total_raw(*buffer_, generation_of(plat_), metric_ptr(), threads_);
     written_ = r.acc;
-    if (auto bad = all_unwritten(r.acc)) return *bad;
     return r;
+  }
+
+  // Reports were there but every one has RPT_ID 0, which the OA unit never
+  // writes (a zeroed file, a wrong offset): bad input, not an empty table.
+  std::optional<error> all_unwritten(const accounting& acc) const {
+    if (acc.reports == 0 || acc.skipped_zero != acc.reports) return std::nullopt;
+    const char* what =
+        format_->xe_landed_rule ? " reports have RPT_ID and TIMESTAMP 0" : " reports have RPT_ID 0";
+    return error{errc::empty_input, 0,
+                 src_.name() + ": all " + std::to_string(acc.reports) + what +
+                     " (slots the OA unit never wrote); nothing to decode",
+                 error_anchor::none};
   }
 
   output::totals_metric_fn totals_metrics() const {
@@ -134,11 +146,11 @@ class oa_capture final : public capture {
       if (auto bad = first_time_outside()) return *bad;
     }
     if (o.choice.summary && totals_whole()) {
-      auto r = total_whole();
-      if (!r) return r.error_value();
-      output::write_totals(out, schema_, o.choice.kind == output::writer_kind::json, r->totals,
-                           r->acc.anything_dropped() ? &r->acc : nullptr);
-      return r->acc;
+      const raw_totals r = total_whole();
+      output::write_totals(out, schema_, o.choice.kind == output::writer_kind::json, r.totals,
+                           r.acc.anything_dropped() ? &r.acc : nullptr);
+      if (auto bad = all_unwritten(r.acc)) return *bad;
+      return r.acc;
     }
     output::writer_parts p = writer_parts(o.choice);
     p.layout = o.layout;
@@ -158,18 +170,6 @@ class oa_capture final : public capture {
   error bad(error e) const {
     e.message = src_.name() + ": " + e.describe();
     return e;
-  }
-
-  // Reports were there but every one has RPT_ID 0, which the OA unit never
-  // writes (a zeroed file, a wrong offset): bad input, not an empty table.
-  std::optional<error> all_unwritten(const accounting& acc) const {
-    if (acc.reports == 0 || acc.skipped_zero != acc.reports) return std::nullopt;
-    const char* what =
-        format_->xe_landed_rule ? " reports have RPT_ID and TIMESTAMP 0" : " reports have RPT_ID 0";
-    return error{errc::empty_input, 0,
-                 src_.name() + ": all " + std::to_string(acc.reports) + what +
-                     " (slots the OA unit never wrote); nothing to decode",
-                 error_anchor::none};
   }
 
   template <class Fn>
