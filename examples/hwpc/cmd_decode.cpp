@@ -17,9 +17,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "hwpc/output/make_writer.hpp"
 #include "hwpc/output/summary.hpp"
-#include "hwpc/pipeline/capture.hpp"
 #include "hwpc/pipeline/identify.hpp"
 #include "hwpc/pipeline/intel_capture.hpp"
 #include "hwpc/pipeline/intel_default_capture.hpp"
@@ -131,11 +129,6 @@ struct decode_options {
   std::vector<std::string> files;  // none: the embedded default capture; several: one trace
 };
 
-// A 32-bit number, decimal or 0x hex (the same text a packed Xe format is).
-std::optional<std::uint32_t> parse_u32(const std::string& s) {
-  return intel::parse_format_number(s);
-}
-
 int usage(const std::string& message) { return fail("decode", message, exit_usage); }
 
 // The library's errors carry the whole line (pipeline/intel_capture.hpp).
@@ -157,11 +150,11 @@ int read_options(const parsed_args& a, decode_options& o) {
   if (!choice) return usage(choice.error_value().message);
   o.choice = *choice;
   if (auto ctx = a.get("context")) {
-    io.context = parse_u32(*ctx);
+    io.context = intel::parse_format_number(*ctx);  // decimal or 0x hex
     if (!io.context) return usage("--context needs a 32-bit number, not '" + *ctx + "'");
   }
   if (auto t = a.get("threads")) {
-    const auto n = parse_u32(*t);
+    const auto n = intel::parse_format_number(*t);
     if (!n || *n == 0 || *n > 1024) {
       return usage("--threads needs a number from 1 to 1024, not '" + *t + "'");
     }
@@ -192,14 +185,9 @@ int read_options(const parsed_args& a, decode_options& o) {
   }
   io.unverified_layouts = a.has("unverified-layouts");
   for (const auto& l : a.all("xe-loss")) {
-    const auto colon = l.find(':');
-    std::optional<std::uint32_t> at, bits;
-    if (colon != std::string::npos) {
-      at = parse_u32(l.substr(0, colon));
-      bits = parse_u32(l.substr(colon + 1));
-    }
-    if (!at || !bits) return usage("--xe-loss needs OFFSET:STATUS (numbers), not '" + l + "'");
-    io.xe_losses.push_back({*at, *bits});
+    const auto loss = intel::parse_xe_loss(l);
+    if (!loss) return usage("--xe-loss needs OFFSET:STATUS (numbers), not '" + l + "'");
+    io.xe_losses.push_back(*loss);
   }
   // Every check of the options and their combinations is the library's.
   if (auto c = intel::check(io, tool_spelling); !c) return library_fail(c.error_value());

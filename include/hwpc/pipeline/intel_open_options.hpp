@@ -72,6 +72,17 @@ inline std::string xe_loss(const pipeline::spelling& sp) {
 }
 }  // namespace spell
 
+// "OFFSET:STATUS", two numbers (decimal or 0x hex): an Xe stream's loss as
+// the tool's --xe-loss and `hwpc emulate` (emu::xe_loss_arguments) write it.
+inline std::optional<xe_stream_loss> parse_xe_loss(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const auto at = parse_format_number(text.substr(0, colon));
+  const auto bits = parse_format_number(text.substr(colon + 1));
+  if (!at || !bits) return std::nullopt;
+  return xe_stream_loss{*at, *bits};
+}
+
 // What check() makes of the options' names.
 struct checked_options {
   std::optional<platform> plat;
