@@ -1,7 +1,6 @@
 // What the HTML report (output/html/report_writer.hpp) says about a Mali
 // capture, beside what its rows tell: the GPU, the reader and the layout.
-// (The Intel facts are built in cmd_decode.cpp, which holds the capture's
-// description.)
+// (The Intel facts are the library's: pipeline/intel_report_facts.hpp.)
 #pragma once
 
 #include <bit>
