@@ -188,7 +188,7 @@ const refusal refusals[] = {
      "--xe-loss goes with --input-kind xe-stream", "xe_losses goes with input_kind='xe-stream'"},
     {"stream without format", [](auto& o) { o.input_kind = "i915-stream"; },
      "--platform and --format are required for raw and i915-stream input (see --help)",
-     "platform and format are required for raw and i915-stream input"},
+     "platform and format are required for raw and stream input"},
     {"no such format",
      [](auto& o) {
        o.platform = "hsw";

@@ -99,8 +99,8 @@ inline result<resolved_format> resolve_format(const open_options& o, const check
   const bool tool = sp.d == pipeline::door::tool;
   if (!c.plat || !o.format) {
     return usage_error(sp.option("platform") + " and " + sp.option("format") +
-                       " are required for raw and i915-stream input" +
-                       (tool ? " (see --help)" : ""));
+                       " are required for raw and " +
+                       (tool ? "i915-stream input (see --help)" : "stream input"));
   }
   const resolved_format f =
       resolve_report_format(*c.plat, *o.format, c.kind.value_or(input_kind::raw));
