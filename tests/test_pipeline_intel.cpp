@@ -301,6 +301,40 @@ TEST(PipelineIntel, BadInputKeepsItsOffsetAndNamesTheInput) {
             "decode");
 }
 
+// write() totals raw reports whole (pipeline/intel_totals.hpp); the summary
+// writer fed every row gives the same text, and a context filter takes the
+// row path.
+TEST(PipelineIntel, RawTotalsWrittenWholeEqualTheRowsTotals) {
+  const auto b = emulated(hwpc::intel::platform::bdw, "A32u40_A4u32_B8_C8",
+                          hwpc::emu::output_kind::raw, false);
+  hwpc::intel::open_options o;
+  o.platform = "bdw";
+  o.format = "A32u40_A4u32_B8_C8";
+  o.summary = true;
+  o.threads = 3;
+  const hwpc::output::output_choice csv_totals{hwpc::output::writer_kind::csv, true};
+  auto whole = hwpc::intel::open(hwpc::capture_source::borrow(b, "b.raw"), o, {door::tool});
+  ASSERT_TRUE(whole.has_value()) << whole.error_value().message;
+  ASSERT_TRUE((*whole)->totals_whole());
+  hwpc::output::text_buffer fast;
+  ASSERT_TRUE((*whole)->write({csv_totals}, fast).has_value());
+
+  o.threads = 0;
+  auto rows = hwpc::intel::open(hwpc::capture_source::borrow(b, "b.raw"), o, {door::tool});
+  ASSERT_TRUE(rows.has_value());
+  hwpc::output::text_buffer slow;
+  auto writer = hwpc::output::make_writer(csv_totals, slow, (*rows)->schema(),
+                                          (*rows)->writer_parts(csv_totals));
+  ASSERT_TRUE((*rows)->write_rows_for_totals(*writer.writer).has_value());
+  EXPECT_EQ(fast.str(), slow.str());
+  EXPECT_GT(fast.str().size(), 100u);
+
+  o.context = 0x20;
+  auto filtered = hwpc::intel::open(hwpc::capture_source::borrow(b, "b.raw"), o, {door::tool});
+  ASSERT_TRUE(filtered.has_value());
+  EXPECT_FALSE((*filtered)->totals_whole());
+}
+
 TEST(PipelineIntel, TheDefaultCaptureIsTheEmulatorsWithItsDevice) {
   hwpc::intel::open_options given;
   given.platform = "hsw";
