@@ -69,8 +69,6 @@ class oa_capture final : public capture {
   const std::vector<std::string>& dropped() const noexcept { return dropped_; }
   // The accounting of the last write, also when it ended in an error.
   const std::optional<accounting>& written() const noexcept { return written_; }
-  // The input's size, for progress.
-  std::size_t input_size() const noexcept { return src_.bytes().size(); }
 
   result<accounting> write_rows(row_writer& w) override { return drive(w, true); }
   // The rows without their metric cells: for sinks that total the counters
