@@ -22,6 +22,7 @@
 #include "hwpc/live/set_registers.hpp"
 #include "hwpc/metrics/xml_loader.hpp"
 #include "hwpc/pipeline/metric_columns.hpp"
+#include "record_rows.hpp"
 
 namespace hwpc::cli {
 
@@ -52,7 +53,10 @@ const command_spec intel_spec{
      {"exponent", "E", "OA_EXPONENT: a report every 2^(E+1) OA timestamp ticks"},
      {"duration", "T", "stop after T (e.g. 1s, 500ms); default: until Ctrl-C"},
      {"ctx", "HANDLE", "only this GEM context (CTX_HANDLE)"},
-     {"out", "FILE", "the recording to write"}},
+     {"out", "FILE", "the recording to write"},
+     {"output", "FMT",
+      "also print rows while recording, as `hwpc decode FILE` prints them: csv, json, "
+      "perfetto or chrome-json (counters only; a trace is written when the recording ends)"}},
     0,
     0};
 
@@ -69,7 +73,10 @@ const command_spec mali_spec{
     {{"device", "PATH", "kbase device node (default /dev/mali0)"},
      {"period", "T", "sampling period, e.g. 1ms (default 1ms)"},
      {"duration", "T", "stop after T (e.g. 1s); default: until Ctrl-C"},
-     {"out", "FILE", "the capture file to write"}},
+     {"out", "FILE", "the capture file to write"},
+     {"output", "FMT",
+      "also print rows while recording, as `hwpc mali FILE` prints them: csv, json, perfetto "
+      "or chrome-json"}},
     0,
     0};
 
@@ -200,19 +207,24 @@ int record_intel(const std::vector<std::string>& args) {
     if (!n || *n > 0xffffffffu) return fail(cmd, "--ctx needs a GEM context handle", exit_usage);
     o.ctx = static_cast<std::uint32_t>(*n);
   }
+  auto rows = live_rows::check(*a, cmd, status);
+  if (!rows) return status;
   auto stop = make_stopper(*a, cmd, status);
   if (!stop) return status;
   std::FILE* f = std::fopen(out->c_str(), "wb");
   if (f == nullptr) return fail(cmd, "cannot write " + *out, exit_bad_input);
-  file_sink sink{f};
+  file_sink file{f};
+  rows->start_intel(*out);
+  auto sink = [&](std::span<const std::byte> b) { return file(b) && rows->take(b); };
   auto counts = live::record_i915(live::real_kernel(), o, sink, *stop);
   const bool closed = std::fclose(f) == 0;
   if (!counts) return fail(cmd, counts.error_value().message, exit_bad_input);
   if (!closed) return fail(cmd, "cannot write " + *out, exit_bad_input);
+  if (const int st = rows->finish(); st != exit_ok) return st;
   std::fprintf(stderr,
                "hwpc record intel: %zu reports, %zu OA_REPORT_LOST and %zu OA_BUFFER_LOST "
                "records, %zu bytes to %s\n",
-               counts->samples, counts->report_lost, counts->buffer_lost, sink.bytes, out->c_str());
+               counts->samples, counts->report_lost, counts->buffer_lost, file.bytes, out->c_str());
   if (counts->report_lost + counts->buffer_lost != 0) {
     std::fprintf(stderr,
                  "hwpc record intel: the kernel lost reports; `hwpc decode` shows each loss as "
@@ -234,18 +246,23 @@ int record_mali(const std::vector<std::string>& args) {
   auto ns = parse_time_ns(p, 1);
   if (!ns) return fail(cmd, "--period: expected a time such as 1ms, not '" + p + "'", exit_usage);
   o.period_ns = *ns;
+  auto rows = live_rows::check(*a, cmd, status);
+  if (!rows) return status;
   auto stop = make_stopper(*a, cmd, status);
   if (!stop) return status;
   std::FILE* f = std::fopen(out->c_str(), "wb");
   if (f == nullptr) return fail(cmd, "cannot write " + *out, exit_bad_input);
-  file_sink sink{f};
+  file_sink file{f};
+  rows->start_mali(*out);
+  auto sink = [&](std::span<const std::byte> b) { return file(b) && rows->take(b); };
   auto counts = live::record_mali(live::real_kernel(), o, sink, *stop);
   const bool closed = std::fclose(f) == 0;
   if (!counts) return fail(cmd, counts.error_value().message, exit_bad_input);
   if (!closed) return fail(cmd, "cannot write " + *out, exit_bad_input);
+  if (const int st = rows->finish(); st != exit_ok) return st;
   std::fprintf(stderr,
                "hwpc record mali: %zu samples (%zu after a ring overflow), %zu bytes to %s\n",
-               counts->samples, counts->overflow, sink.bytes, out->c_str());
+               counts->samples, counts->overflow, file.bytes, out->c_str());
   return exit_ok;
 }
 

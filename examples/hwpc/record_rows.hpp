@@ -1,0 +1,184 @@
+// hwpc record --output: the rows of the recording, printed while it is
+// recorded, as `hwpc decode FILE` (Intel) or `hwpc mali FILE` (Mali) print
+// them once it is written. The rows come from the library's live row
+// producers (live/intel_rows.hpp, live/mali_rows.hpp) fed with the bytes the
+// recorder writes; the writers are make_writer's, the option is checked by
+// check_output like every other door's.
+//
+// Intel traces (perfetto, chrome-json) place each interval on the CPU clock
+// through the recording's correlation points, the last of which is taken
+// when the recording ends: those two are written then, from the file, by the
+// same row producer. Everything else streams, flushed after every read.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cli.hpp"
+#include "hwpc/intel/time_correlation.hpp"
+#include "hwpc/live/intel_rows.hpp"
+#include "hwpc/live/mali_rows.hpp"
+#include "hwpc/mali/tracks.hpp"
+#include "hwpc/output/make_writer.hpp"
+#include "hwpc/output/summary.hpp"
+
+namespace hwpc::cli {
+
+class live_rows {
+ public:
+  // Reads --output (none: no rows, every call below does nothing).
+  static std::unique_ptr<live_rows> check(const parsed_args& a, std::string_view cmd, int& status) {
+    std::unique_ptr<live_rows> r(new live_rows);
+    r->cmd_ = std::string(cmd);
+    if (auto o = a.get("output")) {
+      auto choice = output::check_output(*o, false, cmd == "record mali" ? "sample" : "interval",
+                                         ::isatty(STDOUT_FILENO) != 0);
+      if (!choice) {
+        status = fail(cmd, choice.error_value().message, exit_usage);
+        return nullptr;
+      }
+      if (choice->kind == output::writer_kind::html) {
+        status = fail(cmd,
+                      "--output html is a report of a finished capture: record with --out, then "
+                      "run `hwpc report FILE`",
+                      exit_usage);
+        return nullptr;
+      }
+      r->choice_ = *choice;
+    }
+    return r;
+  }
+
+  void start_intel(const std::string& path) {
+    if (!choice_) return;
+    path_ = path;
+    const bool trace = is_trace();
+    // A trace waits for the last correlation point: it is written in finish().
+    intel_ = make_intel(trace ? nullptr : &*choice_, nullptr);
+  }
+
+  void start_mali(const std::string& path) {
+    if (!choice_) return;
+    path_ = path;
+    live::mali_rows_options o;
+    o.per_instance = choice_->kind == output::writer_kind::perfetto;  // as hwpc mali does
+    mali_ = std::make_unique<live::mali_rows>(
+        o,
+        [this](const row_schema& s, const mali::gpu_product& gpu) {
+          output::writer_parts parts;
+          parts.title = "hwpc mali " + s.source + ": " + path_;
+          if (choice_->kind == output::writer_kind::perfetto) {
+            parts.tracks = mali::track_layout_of(gpu, s, mali_->row_options());
+            parts.vendor = "Arm";
+            parts.model = std::string(gpu.name);
+          }
+          made_ = output::make_writer(*choice_, out_, s, std::move(parts));
+        },
+        [this](const row& r) { made_.writer->write(r); });
+  }
+
+  // The next bytes the recorder writes. Bad bytes stop the rows, not the
+  // recording (finish() reports them).
+  bool take(std::span<const std::byte> b) {
+    if (intel_) (*intel_)(b);
+    if (mali_) (*mali_)(b);
+    out_.flush();
+    return true;
+  }
+
+  // The end: the rows' end (a trace's rows for Intel), the accounting on
+  // stderr when something did not become a row.
+  int finish() {
+    if (!choice_) return exit_ok;
+    result<accounting> acc = accounting{};
+    if (mali_) {
+      acc = mali_->finish();
+    } else if (intel_) {
+      acc = intel_->finish();
+      if (acc && is_trace()) acc = write_intel_trace();
+    }
+    if (!acc) {
+      out_.flush();
+      return fail(cmd_, "--output: " + path_ + ": " + acc.error_value().describe(), exit_bad_input);
+    }
+    if (made_.writer) made_.writer->end(*acc);
+    out_.flush();
+    if (acc->anything_dropped()) {
+      std::fprintf(stderr, "hwpc %s: %s: %s\n", cmd_.c_str(), path_.c_str(),
+                   output::describe(*acc).c_str());
+    }
+    return exit_ok;
+  }
+
+ private:
+  live_rows() = default;
+  live_rows(const live_rows&) = delete;
+  live_rows& operator=(const live_rows&) = delete;
+
+  bool is_trace() const {
+    return choice_->kind == output::writer_kind::perfetto ||
+           choice_->kind == output::writer_kind::chrome_json;
+  }
+
+  // Rows into a writer of `choice` (none: the rows are only checked), on
+  // `time` for a trace.
+  std::unique_ptr<live::intel_rows> make_intel(const output::output_choice* choice,
+                                               const intel::time_correlation* time) {
+    live::intel_rows::schema_fn on_schema;
+    if (choice != nullptr) {
+      on_schema = [this, choice, time](const row_schema& s, const intel::recording_feed& f) {
+        output::writer_parts parts;
+        if (time != nullptr && !time->empty()) {
+          parts.to_ns = [time](std::uint64_t ticks) { return time->to_cpu(ticks).ns; };
+          parts.correlation =
+              output::perfetto::clock_pairs(time->points(), f.timestamp_frequency());
+        }
+        parts.title = "hwpc " + std::string(intel::name_of(f.device_platform())) + " " +
+                      std::string(f.format().name) + ": " + path_;
+        parts.vendor = "Intel";
+        parts.model = std::string(intel::name_of(f.device_platform()));
+        made_ = output::make_writer(*choice, out_, s, std::move(parts));
+      };
+    }
+    return std::make_unique<live::intel_rows>(std::move(on_schema), [this](row& r) {
+      if (made_.writer) made_.writer->write(r);
+    });
+  }
+
+  // The trace of the finished recording, through the same row producer, on
+  // the clock of all its correlation points.
+  result<accounting> write_intel_trace() {
+    auto time = intel_->feed().time();
+    if (!time) return time.error_value();
+    time_ = std::move(*time);
+    std::ifstream in(path_, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) return make_error(errc::io, 0, "cannot read it back");
+    auto again = make_intel(&*choice_, &time_);
+    (*again)(std::as_bytes(std::span<const char>(text.data(), text.size())));
+    auto acc = again->finish();
+    intel_ = std::move(again);
+    return acc;
+  }
+
+  std::string cmd_;
+  std::string path_;
+  std::optional<output::output_choice> choice_;
+  output::text_buffer out_{stdout};
+  output::made_writer made_;
+  intel::time_correlation time_;
+  std::unique_ptr<live::intel_rows> intel_;
+  std::unique_ptr<live::mali_rows> mali_;
+};
+
+}  // namespace hwpc::cli
