@@ -19,8 +19,7 @@
 #include "commands.hpp"
 #include "hwpc/live/i915_record.hpp"
 #include "hwpc/live/kbase_record.hpp"
-#include "hwpc/live/set_registers.hpp"
-#include "hwpc/metrics/xml_loader.hpp"
+#include "hwpc/live/record_set.hpp"
 #include "hwpc/pipeline/metric_columns.hpp"
 #include "record_rows.hpp"
 
@@ -154,37 +153,13 @@ int record_intel(const std::vector<std::string>& args) {
     o.set_name = a->get("set").value_or("");
   } else if (a->get("metrics")) {
     if (!a->get("set")) return fail(cmd, "--metrics needs --set SYMBOL", exit_usage);
-#ifdef HWPC_HAVE_PUGIXML
-    auto set = metrics::find_xml_set(*a->get("metrics"), *a->get("set"));
-    if (!set) {
-      error e = set.error_value();
+    if (auto ok = live::set_from_metrics(o, *a->get("metrics"), *a->get("set")); !ok) {
+      error e = ok.error_value();
       pipeline::say_where_metric_files_come_from(e);
-      return fail(cmd, "--metrics: " + e.describe(), exit_usage);
+      std::string m = e.describe();
+      if (is_usage(e)) m += " (--set-id N)";
+      return fail(cmd, "--metrics: " + m, exit_usage);
     }
-    if (set->hw_config_guid.empty()) {
-      return fail(cmd, "set " + set->symbol_name + " has no hw_config_guid: use --set-id",
-                  exit_usage);
-    }
-    o.set_name = set->symbol_name;
-    o.set_uuid = set->hw_config_guid;
-    // Its registers, to upload if the kernel does not have the set (only
-    // when none of its register blocks depends on the part).
-    std::ifstream in(*a->get("metrics"), std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (auto regs = live::registers_of(text, set->symbol_name);
-        regs && !regs->empty() && regs->conditional_blocks == 0) {
-      live::set_upload up;
-      for (const auto& [list, to] :
-           {std::pair{&regs->mux, &up.mux}, std::pair{&regs->boolean, &up.boolean},
-            std::pair{&regs->flex, &up.flex}}) {
-        for (const auto& w : *list) to->insert(to->end(), {w.address, w.value});
-      }
-      o.upload = std::move(up);
-    }
-#else
-    return fail(cmd, "--metrics needs pugixml (rebuild with libpugixml-dev), or use --set-id",
-                exit_usage);
-#endif
   } else {
     return fail(cmd, "name the metric set: --metrics FILE.xml --set SYMBOL, or --set-id N",
                 exit_usage);
