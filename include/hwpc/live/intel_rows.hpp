@@ -65,6 +65,13 @@ class intel_rows {
     return rows_->totals();
   }
 
+  // The accounting of the records so far (finish() gives the last).
+  accounting totals() {
+    if (!rows_) return {};
+    rows_->set_unknown_records(feed_.unknown_records());
+    return rows_->totals();
+  }
+
   const std::optional<error>& error_value() const noexcept { return error_; }
   const intel::recording_feed& feed() const noexcept { return feed_; }
   const std::optional<row_schema>& schema() const noexcept { return schema_; }

@@ -79,6 +79,9 @@ class mali_rows {
     return rows_->totals();
   }
 
+  // The accounting of the samples so far (finish() gives the last).
+  accounting totals() const { return rows_ ? rows_->totals() : accounting{}; }
+
   const std::optional<error>& error_value() const noexcept { return error_; }
   const std::optional<row_schema>& schema() const noexcept { return schema_; }
   const mali::capture_header& header() const noexcept { return header_; }
