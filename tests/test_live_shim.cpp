@@ -151,6 +151,13 @@ TEST_F(LiveShim, FaultsBecomeMessagesThatSayWhatToChange) {
   r = shimmed("mali:g78", "eacces", "record mali --duration 50ms" + out);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("permission refused opening /dev/mali0"), std::string::npos) << r.out;
+  // A kbase without kinstr_prfcnt (Job Manager and CSF): refused, saying why.
+  for (const char* gpu : {"mali:g78", "mali:g720"}) {
+    r = shimmed(gpu, "no-kinstr", "record mali --duration 50ms" + out);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("too old for kinstr_prfcnt"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("vinstr reader is not driven live"), std::string::npos) << r.out;
+  }
   r = shimmed("mali:g720", "overflow", "record mali --period 1ms --duration 100ms" + out);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.find("(0 after a ring overflow)"), std::string::npos) << r.out;

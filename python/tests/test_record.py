@@ -117,6 +117,8 @@ def test_refusals_say_what_to_change(tmp_path):
     assert "dev.i915.perf_stream_paranoid" in res["message"] and "CAP_PERFMON" in res["message"]
     res = shimmed("intel:tgl", "mali", tmp_path, duration=0.1)
     assert res["error"] == "OSError" and "no such device: /dev/mali0" in res["message"], res
+    res = shimmed("mali:g78", "mali", tmp_path, fault="no-kinstr", duration=0.1)
+    assert res["error"] == "OSError" and "too old for kinstr_prfcnt" in res["message"], res
 
 
 @pytest.mark.parametrize("kw, words", [
