@@ -14,8 +14,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <span>
@@ -31,6 +29,7 @@
 #include "hwpc/mali/tracks.hpp"
 #include "hwpc/output/make_writer.hpp"
 #include "hwpc/output/summary.hpp"
+#include "hwpc/pipeline/mapped_file.hpp"
 
 namespace hwpc::cli {
 
@@ -161,11 +160,10 @@ class live_rows {
     auto time = intel_->feed().time();
     if (!time) return time.error_value();
     time_ = std::move(*time);
-    std::ifstream in(path_, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) return make_error(errc::io, 0, "cannot read it back");
+    auto file = pipeline::mapped_file::open(path_);
+    if (!file) return file.error_value();
     auto again = make_intel(&*choice_, &time_);
-    (*again)(std::as_bytes(std::span<const char>(text.data(), text.size())));
+    (*again)(file->bytes());
     auto acc = again->finish();
     intel_ = std::move(again);
     return acc;

@@ -23,9 +23,10 @@
 //
 // Memory: what is kept between calls is the unfinished record (at most
 // 64 KiB, a record's largest size), the DEVICE_INFO strings and the
-// correlation points.
+// correlation points; whole records are read where the piece lies.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -58,22 +59,29 @@ class recording_feed {
   template <class OnEvent>
   result<void> feed(byte_span piece, OnEvent&& on_event) {
     if (failed_) return *failed_;
-    pending_.insert(pending_.end(), piece.begin(), piece.end());
-    std::size_t at = 0;
-    const byte_span bytes(pending_.data(), pending_.size());
-    while (bytes.size() - at >= record_header_size) {
-      const record_header h = record_header::load(bytes.data() + at);
-      // A size the header refuses fails now; a record not yet complete waits.
-      if (h.size >= record_header_size && h.size > bytes.size() - at) break;
-      auto checked = detail::check_record_header(bytes, at, consumed_);
-      if (!checked) return fail(checked.error_value());
-      if (auto e = take(bytes.data() + at, h, consumed_ + at, on_event); !e) {
-        return fail(e.error_value());
+    // First the record held from the last piece, completed from this one.
+    while (!pending_.empty() && !piece.empty()) {
+      std::size_t want = record_header_size;
+      if (pending_.size() >= record_header_size) {
+        want = std::max<std::size_t>(record_header_size, load_le16(pending_.data() + 6));
       }
-      at += h.size;
+      const std::size_t n = std::min(want - pending_.size(), piece.size());
+      pending_.insert(pending_.end(), piece.begin(),
+                      piece.begin() + static_cast<std::ptrdiff_t>(n));
+      piece = piece.subspan(n);
+      if (pending_.size() < want) continue;
+      if (want == record_header_size && load_le16(pending_.data() + 6) > record_header_size) {
+        continue;  // the header is whole; now the payload
+      }
+      auto used = walk(byte_span(pending_.data(), pending_.size()), on_event);
+      if (!used) return used.error_value();
+      pending_.clear();
     }
-    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(at));
-    consumed_ += at;
+    if (!pending_.empty()) return {};
+    // Then whole records straight from the piece; a torn one is held.
+    auto used = walk(piece, on_event);
+    if (!used) return used.error_value();
+    pending_.assign(piece.begin() + static_cast<std::ptrdiff_t>(*used), piece.end());
     return {};
   }
 
@@ -117,6 +125,26 @@ class recording_feed {
   error fail(error e) {
     failed_ = e;
     return e;
+  }
+
+  // Takes the whole records at the front of `bytes` (which start at file
+  // offset consumed_); returns how many bytes they fill.
+  template <class OnEvent>
+  result<std::size_t> walk(byte_span bytes, OnEvent& on_event) {
+    std::size_t at = 0;
+    while (bytes.size() - at >= record_header_size) {
+      const record_header h = record_header::load(bytes.data() + at);
+      // A size the header refuses fails now; a record not yet complete waits.
+      if (h.size >= record_header_size && h.size > bytes.size() - at) break;
+      auto checked = detail::check_record_header(bytes, at, consumed_);
+      if (!checked) return fail(checked.error_value());
+      if (auto e = take(bytes.data() + at, h, consumed_ + at, on_event); !e) {
+        return fail(e.error_value());
+      }
+      at += h.size;
+    }
+    consumed_ += at;
+    return at;
   }
   static error wrong(std::size_t at, std::string what) {
     return make_error(errc::inconsistent, at, std::move(what));

@@ -116,17 +116,17 @@ class mali_rows {
     return {};
   }
 
-  // The length of the sample at the front of pending_, or nothing while
-  // it is incomplete. Values offsets count from the payload's start.
-  result<std::optional<std::size_t>> sample_length() const {
+  // The length of the sample at the front of `bytes`, or nothing while it
+  // is incomplete. Values offsets count from the payload's start.
+  result<std::optional<std::size_t>> sample_length(std::span<const std::byte> bytes) const {
     const std::size_t span = std::size_t{gpu_->table->values_per_block} * 8;
     std::size_t end = 0;
     for (std::size_t at = 0;; at += mali::kinstr::item_bytes) {
       if (at > (mali::kinstr::max_blocks_per_sample + 3) * mali::kinstr::item_bytes) {
         return make_error(errc::oversized, base() + at, "a sample's metadata list has no end");
       }
-      if (pending_.size() < at + mali::kinstr::item_bytes) return std::optional<std::size_t>{};
-      const std::byte* p = pending_.data() + at;
+      if (bytes.size() < at + mali::kinstr::item_bytes) return std::optional<std::size_t>{};
+      const std::byte* p = bytes.data() + at;
       const std::uint16_t type = load_le16(p);
       if (type == mali::kinstr::item_none) {
         end = std::max(end, at + mali::kinstr::item_bytes);
@@ -142,7 +142,7 @@ class mali_rows {
       }
       end = std::max(end, v - payload_at_ + span);
     }
-    if (pending_.size() < end) return std::optional<std::size_t>{};
+    if (bytes.size() < end) return std::optional<std::size_t>{};
     return std::optional<std::size_t>(end);
   }
 
@@ -154,14 +154,16 @@ class mali_rows {
       if (pending_.size() < mali::capture_header_bytes) return {};
       if (auto ok = start(); !ok) return ok;
     }
-    while (!pending_.empty()) {
-      auto n = sample_length();
+    // Whole samples from the front; what they fill is dropped once, after.
+    std::size_t front = 0;
+    while (front < pending_.size()) {
+      const std::span<const std::byte> rest(pending_.data() + front, pending_.size() - front);
+      auto n = sample_length(rest);
       if (!n) return n.error_value();
-      if (!*n) return {};
+      if (!*n) break;
       // A copy whose values offsets count from its own start, read as the
       // capture's reader reads the file (offsets in errors: the file's).
-      std::vector<std::byte> one(pending_.begin(),
-                                 pending_.begin() + static_cast<std::ptrdiff_t>(**n));
+      std::vector<std::byte> one(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(**n));
       for (std::size_t at = 0;; at += mali::kinstr::item_bytes) {
         std::byte* p = one.data() + at;
         const std::uint16_t type = load_le16(p);
@@ -177,9 +179,10 @@ class mali_rows {
       if (*s) {
         if (auto ok = rows_->feed(**s, on_row_); !ok) return ok;
       }
-      pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(**n));
+      front += **n;
       payload_at_ += **n;
     }
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(front));
     return {};
   }
 
