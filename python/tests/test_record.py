@@ -33,7 +33,7 @@ try:
         batches = []
         for rows in rec:
             batches.append(rows)
-            if kw.get("duration") is None and len(batches) == 2:
+            if kw.get("duration") is None:
                 rec.stop()
 except (OSError, ValueError) as e:
     print(json.dumps({"error": type(e).__name__, "message": str(e)}))
