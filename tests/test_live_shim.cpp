@@ -205,6 +205,22 @@ TEST_F(LiveShimRows, IntelRowsWhileRecordingAreDecodesRows) {
   EXPECT_NE(std::string(json.begin(), json.end()).find("\"buffer-lost\""), std::string::npos);
 }
 
+TEST_F(LiveShimRows, IntelMetricColumnsWhileRecordingAreDecodesColumns) {
+#ifndef HWPC_HAVE_PUGIXML
+  GTEST_SKIP() << "the metric XML loader needs pugixml";
+#endif
+  const std::string xml = std::string(HWPC_SHARED_DIR) + "/data/intel-metrics/oa-hsw.xml";
+  if (!std::filesystem::exists(xml)) GTEST_SKIP() << "../shared is absent: " << xml;
+  const std::string rec = path("metrics.rec");
+  const std::string set = " --metrics " + xml + " --set RenderBasic";
+  for (const char* format : {"perfetto", "json", "csv"}) {
+    same_rows("intel:hsw", "", "record intel --period 1ms --duration 300ms" + set, "decode" + set,
+              rec, format);
+  }
+  const auto csv = slurp(path("live.rows"));
+  EXPECT_NE(std::string(csv.begin(), csv.end()).find("GpuBusy"), std::string::npos);
+}
+
 TEST_F(LiveShimRows, MaliRowsWhileRecordingAreHwpcMalisRows) {
   const std::string cap = path("rows.hwpcmali");
   const std::string args = "record mali --period 5ms --duration 200ms";

@@ -55,7 +55,8 @@ const command_spec intel_spec{
      {"out", "FILE", "the recording to write"},
      {"output", "FMT",
       "also print rows while recording, as `hwpc decode FILE` prints them: csv, json, "
-      "perfetto or chrome-json (counters only; a trace is written when the recording ends)"}},
+      "perfetto or chrome-json (with --metrics, the set's metric columns too; a trace is "
+      "written when the recording ends)"}},
     0,
     0};
 
