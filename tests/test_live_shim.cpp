@@ -265,9 +265,97 @@ TEST_F(LiveShim, FaultsBecomeMessagesThatSayWhatToChange) {
   r = shimmed("mali:g78", "eacces", "record mali --duration 50ms" + out);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("permission refused opening /dev/mali0"), std::string::npos) << r.out;
+  // A kbase without kinstr_prfcnt (Job Manager and CSF): refused, saying why.
+  for (const char* gpu : {"mali:g78", "mali:g720"}) {
+    r = shimmed(gpu, "no-kinstr", "record mali --duration 50ms" + out);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("too old for kinstr_prfcnt"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("vinstr reader is not driven live"), std::string::npos) << r.out;
+  }
   r = shimmed("mali:g720", "overflow", "record mali --period 1ms --duration 100ms" + out);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.find("(0 after a ring overflow)"), std::string::npos) << r.out;
+}
+
+// `hwpc record ... --output FMT` prints, while recording, the rows `hwpc
+// decode FILE` / `hwpc mali FILE` print for the file it wrote: byte for
+// byte, losses and the accounting included. (How many reports arrive
+// depends on the machine's speed; both sides read the same file.)
+class LiveShimRows : public LiveShim {
+ protected:
+  void same_rows(const std::string& device, const std::string& fault, const std::string& record,
+                 const std::string& decode, const std::string& out, const std::string& format) {
+    SCOPED_TRACE(device + " " + fault + " " + format);
+    const std::string live = path("live.rows"), offline = path("offline.rows");
+    auto r =
+        run_command("LD_PRELOAD=" + std::string(HWPC_SHIM_PATH) + " HWPC_SHIM_DEVICE=" + device +
+                    " HWPC_SHIM_FAULT=" + fault + " HWPC_SHIM_REPORTS=40 " +
+                    std::string(HWPC_TOOL_PATH) + " " + record + " --out " + out + " --output " +
+                    format + " > " + live + " 2> " + live + ".err; " + "cat " + live + ".err");
+    ASSERT_EQ(r.status, 0) << r.out;
+    auto d = run_command(std::string(HWPC_TOOL_PATH) + " " + decode + " " + out + " --output " +
+                         format + " > " + offline + " 2>/dev/null");
+    ASSERT_EQ(d.status, 0) << d.out;
+    const auto got = slurp(live), want = slurp(offline);
+    EXPECT_FALSE(want.empty());
+    EXPECT_TRUE(got == want) << "live rows (" << got.size() << " bytes) differ from the file's ("
+                             << want.size() << " bytes)\n"
+                             << std::string(got.begin(), got.end()).substr(0, 2000);
+  }
+};
+
+TEST_F(LiveShimRows, IntelRowsWhileRecordingAreDecodesRows) {
+  const std::string rec = path("rows.rec");
+  const std::string args =
+      "record intel --set-id 2 --set RenderBasic --exponent 12 --duration 300ms";
+  for (const char* format : {"csv", "json", "perfetto", "chrome-json"}) {
+    same_rows("intel:hsw", "", args, "decode", rec, format);
+  }
+  // Losses: OA_BUFFER_LOST records become loss rows, and JSON's accounting says so.
+  same_rows("intel:skl", "overflow", "record intel --set-id 2 --exponent 10 --duration 300ms",
+            "decode", rec, "json");
+  EXPECT_NE(slurp(path("live.rows")).size(), 0u);
+  const auto json = slurp(path("live.rows"));
+  EXPECT_NE(std::string(json.begin(), json.end()).find("\"buffer-lost\""), std::string::npos);
+}
+
+TEST_F(LiveShimRows, IntelMetricColumnsWhileRecordingAreDecodesColumns) {
+#ifndef HWPC_HAVE_PUGIXML
+  GTEST_SKIP() << "the metric XML loader needs pugixml";
+#endif
+  const std::string xml = std::string(HWPC_SHARED_DIR) + "/data/intel-metrics/oa-hsw.xml";
+  if (!std::filesystem::exists(xml)) GTEST_SKIP() << "../shared is absent: " << xml;
+  const std::string rec = path("metrics.rec");
+  const std::string set = " --metrics " + xml + " --set RenderBasic";
+  for (const char* format : {"perfetto", "json", "csv"}) {
+    same_rows("intel:hsw", "", "record intel --period 1ms --duration 300ms" + set, "decode" + set,
+              rec, format);
+  }
+  const auto csv = slurp(path("live.rows"));
+  EXPECT_NE(std::string(csv.begin(), csv.end()).find("GpuBusy"), std::string::npos);
+}
+
+TEST_F(LiveShimRows, MaliRowsWhileRecordingAreHwpcMalisRows) {
+  const std::string cap = path("rows.hwpcmali");
+  const std::string args = "record mali --period 5ms --duration 200ms";
+  for (const char* format : {"csv", "json", "perfetto"}) {
+    same_rows("mali:g78", "", args, "mali", cap, format);
+  }
+  // A full ring: sequence gaps become lost rows in both.
+  same_rows("mali:g720", "overflow", "record mali --period 1ms --duration 100ms", "mali", cap,
+            "csv");
+  const auto csv = slurp(path("live.rows"));
+  EXPECT_NE(std::string(csv.begin(), csv.end()).find(",overflow"), std::string::npos);
+}
+
+TEST_F(LiveShimRows, OutputIsCheckedBeforeTheDeviceIsOpened) {
+  auto r = shimmed("intel:hsw", "", "record intel --set-id 2 --output html --out " + path("h.rec"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("hwpc report FILE"), std::string::npos) << r.out;
+  r = shimmed("mali:g78", "", "record mali --output xml --out " + path("h.hwpcmali"));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("--output must be csv, json"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(path("h.hwpcmali")));
 }
 
 }  // namespace

@@ -154,10 +154,13 @@ const option_case cases[] = {
     {"record intel", "--out {dir}/r.rec", 1, "name the metric set"},
     {"record intel", "--set-id 2 --duration soon --out {dir}/r.rec", 1, "--duration: expected"},
     {"record intel", "--set-id 2", 1, "--out FILE is required"},
+    {"record intel", "--set-id 2 --output html --out {dir}/r.rec", 1, "run `hwpc report FILE`"},
+    {"record intel", "--set-id 2 --output xml --out {dir}/r.rec", 1, "--output must be csv"},
     // record mali
     {"record mali", "--device /nonexistent/mali0 --period 1ms --duration 1s --out {dir}/m.hwpcmali",
      2, "no such device: /nonexistent/mali0"},
     {"record mali", "--period fast --out {dir}/m.hwpcmali", 1, "--period: expected a time"},
+    {"record mali", "--output tsv --out {dir}/m.hwpcmali", 1, "--output must be csv"},
     // mali emulate
     {"mali emulate",
      "--gpu G78 --reader kinstr --l2-slices 2 --core-mask 0x3 --samples 3 --seed 2 "

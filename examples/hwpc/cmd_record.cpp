@@ -19,9 +19,9 @@
 #include "commands.hpp"
 #include "hwpc/live/i915_record.hpp"
 #include "hwpc/live/kbase_record.hpp"
-#include "hwpc/live/set_registers.hpp"
-#include "hwpc/metrics/xml_loader.hpp"
+#include "hwpc/live/record_set.hpp"
 #include "hwpc/pipeline/metric_columns.hpp"
+#include "record_rows.hpp"
 #include "record_xe.hpp"
 
 namespace hwpc::cli {
@@ -53,7 +53,11 @@ const command_spec intel_spec{
      {"exponent", "E", "OA_EXPONENT: a report every 2^(E+1) OA timestamp ticks"},
      {"duration", "T", "stop after T (e.g. 1s, 500ms); default: until Ctrl-C"},
      {"ctx", "HANDLE", "only this GEM context (CTX_HANDLE)"},
-     {"out", "FILE", "the recording to write"}},
+     {"out", "FILE", "the recording to write"},
+     {"output", "FMT",
+      "also print rows while recording, as `hwpc decode FILE` prints them: csv, json, "
+      "perfetto or chrome-json (with --metrics, the set's metric columns too; a trace is "
+      "written when the recording ends)"}},
     0,
     0};
 
@@ -70,7 +74,10 @@ const command_spec mali_spec{
     {{"device", "PATH", "kbase device node (default /dev/mali0)"},
      {"period", "T", "sampling period, e.g. 1ms (default 1ms)"},
      {"duration", "T", "stop after T (e.g. 1s); default: until Ctrl-C"},
-     {"out", "FILE", "the capture file to write"}},
+     {"out", "FILE", "the capture file to write"},
+     {"output", "FMT",
+      "also print rows while recording, as `hwpc mali FILE` prints them: csv, json, perfetto "
+      "or chrome-json"}},
     0,
     0};
 
@@ -148,37 +155,13 @@ int record_intel(const std::vector<std::string>& args) {
     o.set_name = a->get("set").value_or("");
   } else if (a->get("metrics")) {
     if (!a->get("set")) return fail(cmd, "--metrics needs --set SYMBOL", exit_usage);
-#ifdef HWPC_HAVE_PUGIXML
-    auto set = metrics::find_xml_set(*a->get("metrics"), *a->get("set"));
-    if (!set) {
-      error e = set.error_value();
+    if (auto ok = live::set_from_metrics(o, *a->get("metrics"), *a->get("set")); !ok) {
+      error e = ok.error_value();
       pipeline::say_where_metric_files_come_from(e);
-      return fail(cmd, "--metrics: " + e.describe(), exit_usage);
+      std::string m = e.describe();
+      if (is_usage(e)) m += " (--set-id N)";
+      return fail(cmd, "--metrics: " + m, exit_usage);
     }
-    if (set->hw_config_guid.empty()) {
-      return fail(cmd, "set " + set->symbol_name + " has no hw_config_guid: use --set-id",
-                  exit_usage);
-    }
-    o.set_name = set->symbol_name;
-    o.set_uuid = set->hw_config_guid;
-    // Its registers, to upload if the kernel does not have the set (only
-    // when none of its register blocks depends on the part).
-    std::ifstream in(*a->get("metrics"), std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (auto regs = live::registers_of(text, set->symbol_name);
-        regs && !regs->empty() && regs->conditional_blocks == 0) {
-      live::set_upload up;
-      for (const auto& [list, to] :
-           {std::pair{&regs->mux, &up.mux}, std::pair{&regs->boolean, &up.boolean},
-            std::pair{&regs->flex, &up.flex}}) {
-        for (const auto& w : *list) to->insert(to->end(), {w.address, w.value});
-      }
-      o.upload = std::move(up);
-    }
-#else
-    return fail(cmd, "--metrics needs pugixml (rebuild with libpugixml-dev), or use --set-id",
-                exit_usage);
-#endif
   } else {
     return fail(cmd, "name the metric set: --metrics FILE.xml --set SYMBOL, or --set-id N",
                 exit_usage);
@@ -201,20 +184,35 @@ int record_intel(const std::vector<std::string>& args) {
     if (!n || *n > 0xffffffffu) return fail(cmd, "--ctx needs a GEM context handle", exit_usage);
     o.ctx = static_cast<std::uint32_t>(*n);
   }
+  auto rows = live_rows::check(*a, cmd, status);
+  if (!rows) return status;
   auto stop = make_stopper(*a, cmd, status);
   if (!stop) return status;
-  if (is_xe_device(o.device)) return record_intel_xe(o, *out, *stop);
+  if (is_xe_device(o.device)) {
+    // The live row producers read the i915 recording's records; the xe-perf
+    // recording is decoded once written.
+    if (rows->wanted()) {
+      return fail(cmd,
+                  "--output while recording reads i915 recordings; on the Xe driver record with "
+                  "--out, then run `hwpc decode FILE`",
+                  exit_usage);
+    }
+    return record_intel_xe(o, *out, *stop);
+  }
   std::FILE* f = std::fopen(out->c_str(), "wb");
   if (f == nullptr) return fail(cmd, "cannot write " + *out, exit_bad_input);
-  file_sink sink{f};
+  file_sink file{f};
+  rows->start_intel(*out);
+  auto sink = [&](std::span<const std::byte> b) { return file(b) && rows->take(b); };
   auto counts = live::record_i915(live::real_kernel(), o, sink, *stop);
   const bool closed = std::fclose(f) == 0;
   if (!counts) return fail(cmd, counts.error_value().message, exit_bad_input);
   if (!closed) return fail(cmd, "cannot write " + *out, exit_bad_input);
+  if (const int st = rows->finish(); st != exit_ok) return st;
   std::fprintf(stderr,
                "hwpc record intel: %zu reports, %zu OA_REPORT_LOST and %zu OA_BUFFER_LOST "
                "records, %zu bytes to %s\n",
-               counts->samples, counts->report_lost, counts->buffer_lost, sink.bytes, out->c_str());
+               counts->samples, counts->report_lost, counts->buffer_lost, file.bytes, out->c_str());
   if (counts->report_lost + counts->buffer_lost != 0) {
     std::fprintf(stderr,
                  "hwpc record intel: the kernel lost reports; `hwpc decode` shows each loss as "
@@ -236,18 +234,23 @@ int record_mali(const std::vector<std::string>& args) {
   auto ns = parse_time_ns(p, 1);
   if (!ns) return fail(cmd, "--period: expected a time such as 1ms, not '" + p + "'", exit_usage);
   o.period_ns = *ns;
+  auto rows = live_rows::check(*a, cmd, status);
+  if (!rows) return status;
   auto stop = make_stopper(*a, cmd, status);
   if (!stop) return status;
   std::FILE* f = std::fopen(out->c_str(), "wb");
   if (f == nullptr) return fail(cmd, "cannot write " + *out, exit_bad_input);
-  file_sink sink{f};
+  file_sink file{f};
+  rows->start_mali(*out);
+  auto sink = [&](std::span<const std::byte> b) { return file(b) && rows->take(b); };
   auto counts = live::record_mali(live::real_kernel(), o, sink, *stop);
   const bool closed = std::fclose(f) == 0;
   if (!counts) return fail(cmd, counts.error_value().message, exit_bad_input);
   if (!closed) return fail(cmd, "cannot write " + *out, exit_bad_input);
+  if (const int st = rows->finish(); st != exit_ok) return st;
   std::fprintf(stderr,
                "hwpc record mali: %zu samples (%zu after a ring overflow), %zu bytes to %s\n",
-               counts->samples, counts->overflow, sink.bytes, out->c_str());
+               counts->samples, counts->overflow, file.bytes, out->c_str());
   return exit_ok;
 }
 

@@ -6,6 +6,7 @@ import os
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
 from . import _hwpc
+from ._record import Recording, intel_record as record  # noqa: F401 (hwpc record intel)
 from ._rows import Rows
 
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Any]

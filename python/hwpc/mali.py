@@ -6,6 +6,7 @@ import os
 from typing import Any, Dict, Optional, Union
 
 from . import _hwpc
+from ._record import Recording, mali_record as record  # noqa: F401 (hwpc record mali)
 from ._rows import Rows
 
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Any]

@@ -159,4 +159,5 @@ PYBIND11_MODULE(_hwpc, m) {
   bind_mali(m);
   bind_adreno(m);
   bind_perfetto(m);
+  bind_record(m);
 }

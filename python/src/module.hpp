@@ -9,5 +9,6 @@ void bind_intel(pybind11::module_& m);
 void bind_mali(pybind11::module_& m);
 void bind_adreno(pybind11::module_& m);
 void bind_perfetto(pybind11::module_& m);
+void bind_record(pybind11::module_& m);
 
 }  // namespace hwpc::py

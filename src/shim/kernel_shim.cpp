@@ -13,7 +13,9 @@
 //                     kernel refuses OA_EXPONENT), overflow (OA buffer
 //                     overflow: OA_BUFFER_LOST records; Mali: ring full),
 //                     eio (Xe: some reads fail with EIO and the STATUS
-//                     ioctl gives REPORT_LOST; overflow gives BUFFER_OVERFLOW)
+//                     ioctl gives REPORT_LOST; overflow gives BUFFER_OVERFLOW),
+//                     no-kinstr (Mali: a kbase too old for kinstr_prfcnt,
+//                     interface 11.20 on Job Manager, 1.10 on CSF)
 //   HWPC_SHIM_REPORTS reports per stream (Intel, default 64) or samples per
 //                     session (Mali, default 32)
 //   HWPC_SHIM_SEED    workload seed (default 1)
@@ -92,8 +94,9 @@ struct shim {
     const auto count = std::strtoull(env("HWPC_SHIM_REPORTS", "0").c_str(), nullptr, 10);
     const auto seed = std::strtoull(env("HWPC_SHIM_SEED", "1").c_str(), nullptr, 10);
     if (!fault.empty() && fault != "eacces" && fault != "einval-exponent" && fault != "overflow" &&
-        fault != "eio") {
-      say("unknown HWPC_SHIM_FAULT '" + fault + "' (eacces, einval-exponent, overflow, eio)");
+        fault != "eio" && fault != "no-kinstr") {
+      say("unknown HWPC_SHIM_FAULT '" + fault +
+          "' (eacces, einval-exponent, overflow, eio, no-kinstr)");
     }
     if (device.rfind("intel:", 0) == 0) {
       // intel:<platform>:xe puts a platform i915 also drives (tgl, dg2, mtl) on Xe.
@@ -141,6 +144,11 @@ struct shim {
       c.seed = seed;
       c.node_refused = fault == "eacces";
       c.full_every = fault == "overflow" ? 4 : 0;
+      if (fault == "no-kinstr") {
+        const bool csf = hwpc::mali::is_csf_product(c.gpu->product_id);
+        c.major = csf ? 1 : 11;
+        c.minor = csf ? 10 : 20;
+      }
       sim::add_kbase(kernel, hwpc::live::kbase::default_node, c);
     } else {
       say("HWPC_SHIM_DEVICE=" + device + ": expected intel:<platform> or mali:<gpu>");

@@ -19,6 +19,7 @@
 // carries the number of reports before it and the loss record's offset.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -118,30 +119,32 @@ inline accounting accounting_of(const accumulation& acc) {
   return a;
 }
 
-// Calls on_row(row&) for every interval kept and every loss, in input order.
-// The row (and the spans in it) is valid during the call; on_row may set
-// r.metrics before passing it on. `on_event(offset)` sees every event
-// (progress reporting).
-template <class Source, class OnRow, class OnEvent>
-accounting for_each_row(const Source& src, generation gen, const row_options& opt, OnRow&& on_row,
-                        OnEvent&& on_event) {
-  delta_tracker t(src.format(), gen);
-  const bool has_ctx = src.format().first_of(field_kind::ctx_id) != nullptr;
-  std::string reason;
-  std::size_t kept = 0, across = 0;
-  for (const capture_event& e : src) {
-    on_event(e.offset);
-    switch (t.feed(e)) {
+// The rows of a capture fed one event at a time, for sources that arrive
+// in pieces (a live stream, a file still being written): the delta state
+// lives here between calls, and totals() is the accounting so far.
+// for_each_row below is this over a whole source, so both give the same rows.
+class row_stream {
+ public:
+  // Keeps a pointer to the format (one of the static tables of formats.hpp).
+  row_stream(const report_format&& f, generation gen, const row_options& opt) = delete;
+  row_stream(const report_format& f, generation gen, const row_options& opt) noexcept
+      : t_(f, gen), opt_(opt), has_ctx_(f.first_of(field_kind::ctx_id) != nullptr) {}
+
+  // Calls on_row(row&) for the interval or loss `e` completes, if any. The
+  // row (and the spans in it) is valid during the call.
+  template <class OnRow>
+  void feed(const capture_event& e, OnRow&& on_row) {
+    switch (t_.feed(e)) {
       case delta_step::interval:
-        if (!opt.filter || opt.filter->matches(t.interval(), opt.context)) {
-          row r = interval_row(t.interval(), has_ctx, reason);
-          ++kept;
-          if (t.interval().across_loss) ++across;
+        if (!opt_.filter || opt_.filter->matches(t_.interval(), opt_.context)) {
+          row r = interval_row(t_.interval(), has_ctx_, reason_);
+          ++kept_;
+          if (t_.interval().across_loss) ++across_;
           on_row(r);
         }
         break;
       case delta_step::discontinuity: {
-        row r = loss_row(t.discontinuity());
+        row r = loss_row(t_.discontinuity());
         on_row(r);
         break;
       }
@@ -149,7 +152,33 @@ accounting for_each_row(const Source& src, generation gen, const row_options& op
         break;
     }
   }
-  return accounting_of(t.stats(), kept, opt.unknown_records, across);
+  // Records the source skipped as unknown (added to the accounting).
+  void set_unknown_records(std::size_t n) noexcept { opt_.unknown_records = n; }
+  accounting totals() const {
+    return accounting_of(t_.stats(), kept_, opt_.unknown_records, across_);
+  }
+
+ private:
+  delta_tracker t_;
+  row_options opt_;
+  bool has_ctx_;
+  std::string reason_;
+  std::size_t kept_ = 0, across_ = 0;
+};
+
+// Calls on_row(row&) for every interval kept and every loss, in input order.
+// The row (and the spans in it) is valid during the call; on_row may set
+// r.metrics before passing it on. `on_event(offset)` sees every event
+// (progress reporting).
+template <class Source, class OnRow, class OnEvent>
+accounting for_each_row(const Source& src, generation gen, const row_options& opt, OnRow&& on_row,
+                        OnEvent&& on_event) {
+  row_stream s(src.format(), gen, opt);
+  for (const capture_event& e : src) {
+    on_event(e.offset);
+    s.feed(e, on_row);
+  }
+  return s.totals();
 }
 
 template <class Source, class OnRow>

@@ -9,7 +9,8 @@
 // reader that decodes captured files (mali::kinstr_reader).
 //
 // Kernels without kinstr_prfcnt (JM before 11.37, CSF before 1.17) get an
-// error that says so: the legacy vinstr reader is not driven live yet.
+// error that says so: the legacy vinstr reader is not driven live
+// (docs/record.md, "Arm Mali": why).
 #pragma once
 
 #include <algorithm>
@@ -153,7 +154,10 @@ class kbase_session {
           std::to_string(major_) + "." + std::to_string(minor_) +
           ") is too old for kinstr_prfcnt (needs " + std::to_string(need.major) + "." +
           std::to_string(need.minor) +
-          "); its legacy vinstr reader is not supported by live recording in this version");
+          "), the only counter reader hwpc records through: its legacy vinstr reader is not "
+          "driven live (docs/record.md says why). A kbase driver with interface " +
+          std::to_string(need.major) + "." + std::to_string(need.minor) +
+          " or later has kinstr_prfcnt");
     }
     return {};
   }

@@ -359,36 +359,61 @@ result<accounting> for_each_row(const vinstr_capture& cap, row_builder& b, OnRow
 // offset) when the schema has losses, and counted in `gaps` either way.
 inline constexpr std::string_view sequence_gap = "sequence-gap";
 
-template <class OnRow>
-result<accounting> for_each_row(kinstr_reader& rd, row_builder& b, OnRow&& on_row) {
-  std::optional<std::uint64_t> previous;  // the last sample's seq
-  std::uint64_t gaps = 0;
-  for (std::uint64_t k = 0;; ++k) {
-    auto s = rd.next();
-    if (!s) return s.error_value();
-    if (!*s) {
-      accounting a = accounting_of_samples(k);
-      a.gaps = gaps;
-      a.records += gaps;
-      return a;
+// The rows of kinstr_prfcnt samples fed one at a time (a live session, a
+// capture still being written): the sample count and the last sequence
+// number live here between calls. for_each_row below is this over a whole
+// buffer, so both give the same rows.
+class kinstr_row_stream {
+ public:
+  // `b` must outlive the stream.
+  explicit kinstr_row_stream(row_builder& b) noexcept : b_(&b) {}
+
+  // Calls on_row(const row&) for the sample (after a lost row when its
+  // sequence number does not follow the previous sample's).
+  template <class OnRow>
+  result<void> feed(const kinstr_sample& ks, OnRow&& on_row) {
+    if (previous_ && ks.meta.seq != *previous_ + 1) {
+      ++gaps_;
+      if (b_->schema().has_losses) on_row(*b_->make_lost(samples_, ks.offset, sequence_gap));
     }
-    const kinstr_sample& ks = **s;
-    if (previous && ks.meta.seq != *previous + 1) {
-      ++gaps;
-      if (b.schema().has_losses) on_row(*b.make_lost(k, ks.offset, sequence_gap));
-    }
-    previous = ks.meta.seq;
-    if (b.per_instance()) {
-      b.clear_instances();
+    previous_ = ks.meta.seq;
+    if (b_->per_instance()) {
+      b_->clear_instances();
       for (const kinstr_block& blk : ks.blocks) {
         if (!blk.has_values()) continue;
-        b.put_instance(blk.type, blk.index, true, [&](std::size_t i) { return ks.value(blk, i); });
+        b_->put_instance(blk.type, blk.index, true,
+                         [&](std::size_t i) { return ks.value(blk, i); });
       }
     }
-    auto r = b.make(k, ks.offset, ks.meta.timestamp_start, ks.meta.timestamp_end, ks.sums(),
-                    kinstr_flags_name(ks.meta.flags));
+    auto r = b_->make(samples_, ks.offset, ks.meta.timestamp_start, ks.meta.timestamp_end,
+                      ks.sums(), kinstr_flags_name(ks.meta.flags));
     if (!r) return r.error_value();
+    ++samples_;
     on_row(**r);
+    return {};
+  }
+  std::uint64_t samples() const noexcept { return samples_; }
+  accounting totals() const {
+    accounting a = accounting_of_samples(samples_);
+    a.gaps = gaps_;
+    a.records += gaps_;
+    return a;
+  }
+
+ private:
+  row_builder* b_;
+  std::optional<std::uint64_t> previous_;  // the last sample's seq
+  std::uint64_t samples_ = 0, gaps_ = 0;
+};
+
+template <class OnRow>
+result<accounting> for_each_row(kinstr_reader& rd, row_builder& b, OnRow&& on_row) {
+  kinstr_row_stream rows(b);
+  for (;;) {
+    auto s = rd.next();
+    if (!s) return s.error_value();
+    if (!*s) return rows.totals();
+    if (auto ok = rows.feed(**s, on_row); !ok) return ok.error_value();
   }
 }
 
