@@ -372,11 +372,12 @@ class kinstr_row_stream {
   // sequence number does not follow the previous sample's).
   template <class OnRow>
   result<void> feed(const kinstr_sample& ks, OnRow&& on_row) {
-    if (previous_ && ks.meta.seq != *previous_ + 1) {
+    if (has_previous_ && ks.meta.seq != previous_ + 1) {
       ++gaps_;
       if (b_->schema().has_losses) on_row(*b_->make_lost(samples_, ks.offset, sequence_gap));
     }
     previous_ = ks.meta.seq;
+    has_previous_ = true;
     if (b_->per_instance()) {
       b_->clear_instances();
       for (const kinstr_block& blk : ks.blocks) {
@@ -402,7 +403,10 @@ class kinstr_row_stream {
 
  private:
   row_builder* b_;
-  std::optional<std::uint64_t> previous_;  // the last sample's seq
+  // The last sample's seq. (Not a std::optional: g++ -O3 takes its value for
+  // maybe-uninitialized when the stream lives on the stack.)
+  std::uint64_t previous_ = 0;
+  bool has_previous_ = false;
   std::uint64_t samples_ = 0, gaps_ = 0;
 };
 
