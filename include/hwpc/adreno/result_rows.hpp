@@ -25,6 +25,7 @@
 #include "hwpc/adreno/recognise.hpp"
 #include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/row_columns.hpp"
+#include "hwpc/adreno/row_counters.hpp"
 #include "hwpc/adreno/rows6.hpp"
 #include "hwpc/adreno/walk.hpp"
 #include "hwpc/core/row.hpp"
@@ -237,9 +238,10 @@ class result_rows final : public rd::capture_sink {
       if (ev.op == query_op::timestamp && s.v[0]) last_ticks_ = *s.v[0];
       return;
     }
-    counter_entry* counter = nullptr;
+    counter_reads::entry* counter = nullptr;
     if (ev.op == query_op::counter_sample && ev.counter) {
-      counter = &counter_of(ev.counter->group, ev.counter->counter);
+      counter = &counters_.of(ev.counter->group, ev.counter->counter,
+                              schema_ != nullptr ? &column_of_ : nullptr, sampled_);
     }
     ++acc_.intervals;
     if (schema_ == nullptr) return;
@@ -276,71 +278,12 @@ class result_rows final : public rd::capture_sink {
         stamp(r, s);
         break;
       default: {  // counter_sample
-        r.reason = counter != nullptr ? reason_of(*counter, ev.countable) : "counter";
+        r.reason = counter != nullptr ? counters_.reason(*counter, ev.countable) : "counter";
         if (counter != nullptr && s.v[0] && counter->column) set_cell(*counter->column, *s.v[0]);
         break;
       }
     }
     emit(r);
-  }
-
-  // A counter read: its key, its column (none when the schema lacks it) and
-  // the reason text per countable selected for it, made on first use.
-  struct counter_entry {
-    counter_key key;
-    std::optional<std::size_t> column;
-    std::string name;                  // the reason when no countable was selected
-    std::vector<std::string> reasons;  // by countable; empty: not made yet
-  };
-  // Countables past this are not kept (the tables name fewer; a larger value
-  // is made into reason_ per row).
-  static constexpr std::uint32_t kept_countables = 1024;
-  // Counters per group the index covers (A5XX groups have at most 8).
-  static constexpr std::uint32_t indexed_counters = 64;
-
-  // The entry of a counter, made and its first sample noted on first use.
-  // A5XX groups (all the A5XX recogniser reports) are found by index; others
-  // by a search of the few entries.
-  counter_entry& counter_of(const counter_group* g, std::uint32_t c) {
-    const auto groups = a5xx_counter_groups;
-    std::size_t slot = 0;
-    const bool indexed =
-        g >= groups.data() && g < groups.data() + groups.size() && c < indexed_counters;
-    if (indexed) {
-      slot = static_cast<std::size_t>(g - groups.data()) * indexed_counters + c;
-      if (slot < entry_of_.size() && entry_of_[slot] != 0) return entries_[entry_of_[slot] - 1];
-    } else {
-      for (counter_entry& e : entries_) {
-        if (e.key.group == g && e.key.counter == c) return e;
-      }
-    }
-    counter_entry& e = entries_.emplace_back();
-    e.key = counter_key{g, c};
-    e.name = e.key.name();
-    if (schema_ != nullptr) {
-      const auto it = column_of_.find(e.name);
-      if (it != column_of_.end()) e.column = it->second;
-    }
-    if (std::find(sampled_.begin(), sampled_.end(), e.key) == sampled_.end()) {
-      sampled_.push_back(e.key);
-    }
-    if (indexed) {
-      if (entry_of_.size() <= slot) entry_of_.resize(groups.size() * indexed_counters, 0);
-      entry_of_[slot] = entries_.size();
-    }
-    return e;
-  }
-
-  std::string_view reason_of(counter_entry& e, std::optional<std::uint32_t> countable) {
-    if (!countable) return e.name;
-    if (*countable >= kept_countables) {
-      reason_ = countable_name(*e.key.group, *countable);
-      return reason_;
-    }
-    if (e.reasons.size() <= *countable) e.reasons.resize(*countable + 1);
-    std::string& r = e.reasons[*countable];
-    if (r.empty()) r = countable_name(*e.key.group, *countable);
-    return r;
   }
 
   void set_cell(std::size_t j, std::uint64_t v) {
@@ -378,8 +321,7 @@ class result_rows final : public rd::capture_sink {
   bool copy_ = false;
   packet_copies copies_;
   std::map<std::string, std::size_t> column_of_;  // looked up once per counter
-  std::deque<counter_entry> entries_;             // a deque: entries stay put as more are made
-  std::vector<std::size_t> entry_of_;  // A5XX group * indexed_counters + counter: entry + 1
+  counter_reads counters_;
   std::vector<cell> cells_;
   std::vector<std::size_t> set_;  // the cells the current row set
   std::vector<counter_key> sampled_;
