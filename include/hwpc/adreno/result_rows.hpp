@@ -344,12 +344,25 @@ class result_rows final : public rd::capture_sink {
   }
 
   // A6XX/A7XX results: what each event is decided by rows6.hpp; the report
-  // accounting, the time and the cells as for A5XX.
+  // accounting, the time and the cells as for A5XX. Without a schema no value
+  // is read (what an event is does not depend on them).
   void handle6(const query6_event& e) {
-    const result6 res =
-        rows6_.take(e, [this](std::uint64_t a, std::size_t n, std::optional<std::size_t>* section) {
-          return read(a, n, section);
-        });
+    if (schema_ != nullptr) {
+      rows6_.take(
+          e,
+          [this](std::uint64_t a, std::size_t n, std::optional<std::size_t>* section) {
+            return read(a, n, section);
+          },
+          res6_);
+    } else {
+      rows6_.take(
+          e,
+          [](std::uint64_t, std::size_t, std::optional<std::size_t>*) {
+            return std::optional<std::uint64_t>{};
+          },
+          res6_);
+    }
+    const result6& res = res6_;
     if (res.what == result6::kind::none) return;
     const std::uint64_t report = acc_.reports;
     ++acc_.records;
@@ -358,11 +371,7 @@ class result_rows final : public rd::capture_sink {
       ++acc_.stretch_starts;
       return;
     }
-    for (const counter_key& key : res.columns) {
-      if (std::find(sampled_.begin(), sampled_.end(), key) == sampled_.end()) {
-        sampled_.push_back(key);
-      }
-    }
+    for (const counter_key& key : res.columns) (void)column6(key, true);
     ++acc_.intervals;
     if (schema_ == nullptr) return;
     clear_cells();
@@ -373,15 +382,54 @@ class result_rows final : public rd::capture_sink {
       r.begin = *res.begin;
       r.end = last_ticks_ = *res.end;
     }
-    for (const auto& [name, v] : res.values) {
-      const auto col = column_of_.find(name);
-      if (col != column_of_.end()) set_cell(col->second, v);
+    for (const auto& [key, v] : res.values) {
+      if (const auto col = column6(key, false)) set_cell(*col, v);
     }
-    reason_ = res.reason;
-    r.reason = reason_;
+    r.reason = res.reason;  // res6_ is kept until the next event
     r.offset = res.section ? *res.section : map(e.offset);
     emit(r);
   }
+
+  // The column of an A6XX/A7XX key (none when the schema lacks it);
+  // `sampled`: the key is one of a row's columns, noted in sampled_ on its
+  // first use. Counters go through counters_; named columns (pipeline
+  // statistics, stream-out counts, the fixed ones) are string_views into
+  // tables and literals, found by their address among the few seen, by name
+  // the first time.
+  std::optional<std::size_t> column6(const counter_key& k, bool sampled) {
+    if (k.group != nullptr) {
+      return counters_.of(k.group, k.counter, schema_ != nullptr ? &column_of_ : nullptr, sampled_)
+          .column;
+    }
+    named_column* n = nullptr;
+    for (named_column& c : named_) {
+      if (c.key.column.data() == k.column.data() && c.key.column.size() == k.column.size() &&
+          c.key.units.data() == k.units.data() && c.key.units.size() == k.units.size()) {
+        n = &c;
+        break;
+      }
+    }
+    if (n == nullptr) {
+      n = &named_.emplace_back();
+      n->key = k;
+      if (schema_ != nullptr) {
+        const auto it = column_of_.find(std::string(k.column));
+        if (it != column_of_.end()) n->column = it->second;
+      }
+    }
+    if (sampled && !n->sampled) {
+      n->sampled = true;
+      if (std::find(sampled_.begin(), sampled_.end(), k) == sampled_.end()) sampled_.push_back(k);
+    }
+    return n->column;
+  }
+  struct named_column {
+    counter_key key;
+    std::optional<std::size_t> column;
+    bool sampled = false;  // noted in sampled_
+  };
+  std::deque<named_column> named_;
+  result6 res6_;  // filled by rows6_ event after event (its storage reused)
 };
 
 }  // namespace detail
