@@ -401,14 +401,20 @@ class result_rows final : public rd::capture_sink {
       return counters_.of(k.group, k.counter, schema_ != nullptr ? &column_of_ : nullptr, sampled_)
           .column;
     }
+    // A row's named columns come in the same order each time: the search
+    // starts after the one found last.
     named_column* n = nullptr;
-    for (named_column& c : named_) {
-      if (c.key.column.data() == k.column.data() && c.key.column.size() == k.column.size() &&
-          c.key.units.data() == k.units.data() && c.key.units.size() == k.units.size()) {
-        n = &c;
-        break;
-      }
+    const auto same = [&k](const named_column& c) {
+      return c.key.column.data() == k.column.data() && c.key.column.size() == k.column.size() &&
+             c.key.units.data() == k.units.data() && c.key.units.size() == k.units.size();
+    };
+    for (std::size_t i = next_named_; i < named_.size() && n == nullptr; ++i) {
+      if (same(named_[i])) n = &named_[i];
     }
+    for (std::size_t i = 0; i < next_named_ && i < named_.size() && n == nullptr; ++i) {
+      if (same(named_[i])) n = &named_[i];
+    }
+    if (n != nullptr) next_named_ = static_cast<std::size_t>(n - named_.data()) + 1;
     if (n == nullptr) {
       n = &named_.emplace_back();
       n->key = k;
@@ -428,8 +434,9 @@ class result_rows final : public rd::capture_sink {
     std::optional<std::size_t> column;
     bool sampled = false;  // noted in sampled_
   };
-  std::deque<named_column> named_;
-  result6 res6_;  // filled by rows6_ event after event (its storage reused)
+  std::vector<named_column> named_;  // a pointer into it is kept only within column6
+  std::size_t next_named_ = 0;       // where the search of named_ starts
+  result6 res6_;                     // filled by rows6_ event after event (its storage reused)
 };
 
 }  // namespace detail
