@@ -392,51 +392,16 @@ class result_rows final : public rd::capture_sink {
 
   // The column of an A6XX/A7XX key (none when the schema lacks it);
   // `sampled`: the key is one of a row's columns, noted in sampled_ on its
-  // first use. Counters go through counters_; named columns (pipeline
-  // statistics, stream-out counts, the fixed ones) are string_views into
-  // tables and literals, found by their address among the few seen, by name
-  // the first time.
+  // first use (row_counters.hpp).
   std::optional<std::size_t> column6(const counter_key& k, bool sampled) {
     if (k.group != nullptr) {
       return counters_.of(k.group, k.counter, schema_ != nullptr ? &column_of_ : nullptr, sampled_)
           .column;
     }
-    // A row's named columns come in the same order each time: the search
-    // starts after the one found last.
-    named_column* n = nullptr;
-    const auto same = [&k](const named_column& c) {
-      return c.key.column.data() == k.column.data() && c.key.column.size() == k.column.size() &&
-             c.key.units.data() == k.units.data() && c.key.units.size() == k.units.size();
-    };
-    for (std::size_t i = next_named_; i < named_.size() && n == nullptr; ++i) {
-      if (same(named_[i])) n = &named_[i];
-    }
-    for (std::size_t i = 0; i < next_named_ && i < named_.size() && n == nullptr; ++i) {
-      if (same(named_[i])) n = &named_[i];
-    }
-    if (n != nullptr) next_named_ = static_cast<std::size_t>(n - named_.data()) + 1;
-    if (n == nullptr) {
-      n = &named_.emplace_back();
-      n->key = k;
-      if (schema_ != nullptr) {
-        const auto it = column_of_.find(std::string(k.column));
-        if (it != column_of_.end()) n->column = it->second;
-      }
-    }
-    if (sampled && !n->sampled) {
-      n->sampled = true;
-      if (std::find(sampled_.begin(), sampled_.end(), k) == sampled_.end()) sampled_.push_back(k);
-    }
-    return n->column;
+    return named_.of(k, sampled, schema_ != nullptr ? &column_of_ : nullptr, sampled_);
   }
-  struct named_column {
-    counter_key key;
-    std::optional<std::size_t> column;
-    bool sampled = false;  // noted in sampled_
-  };
-  std::vector<named_column> named_;  // a pointer into it is kept only within column6
-  std::size_t next_named_ = 0;       // where the search of named_ starts
-  result6 res6_;                     // filled by rows6_ event after event (its storage reused)
+  named_columns named_;
+  result6 res6_;  // filled by rows6_ event after event (its storage reused)
 };
 
 }  // namespace detail

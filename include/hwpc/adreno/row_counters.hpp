@@ -1,8 +1,7 @@
 // What the query rows (result_rows.hpp) know of each performance counter
-// read: its column, whether it was sampled before, and the reason text a row
-// of it carries per countable. Made on the counter's first read, so a row
-// builds no string and looks up no column by name (docs/performance.md,
-// "Adreno").
+// read (its column, whether it was sampled before, and the reason text a row
+// of it carries per countable) and of each named A6XX/A7XX column. Made on the counter's first
+// read, so a row builds no string and looks up no column by name (docs/performance.md, "Adreno").
 #pragma once
 
 #include <algorithm>
@@ -90,6 +89,57 @@ class counter_reads {
   std::deque<entry> entries_;          // a deque: entries stay put as more are made
   std::vector<std::size_t> entry_of_;  // A5XX group * indexed_counters + counter: entry + 1
   std::string reason_;
+};
+
+// The named A6XX/A7XX columns (pipeline statistics, stream-out counts, the
+// fixed ones): their keys are string_views into tables and literals, found
+// by their address among the few seen (by name the first time), the search
+// starting after the one found last, since a row's columns come in the same
+// order each time.
+class named_columns {
+ public:
+  // The column of `k` in `columns` (none when absent or null); `sampled`: `k`
+  // is one of a row's columns, appended to `sampled_keys` on its first use.
+  std::optional<std::size_t> of(const counter_key& k, bool sampled,
+                                const std::map<std::string, std::size_t>* columns,
+                                std::vector<counter_key>& sampled_keys) {
+    const auto same = [&k](const entry& c) {
+      return c.key.column.data() == k.column.data() && c.key.column.size() == k.column.size() &&
+             c.key.units.data() == k.units.data() && c.key.units.size() == k.units.size();
+    };
+    entry* n = nullptr;
+    for (std::size_t i = next_; i < named_.size() && n == nullptr; ++i) {
+      if (same(named_[i])) n = &named_[i];
+    }
+    for (std::size_t i = 0; i < next_ && i < named_.size() && n == nullptr; ++i) {
+      if (same(named_[i])) n = &named_[i];
+    }
+    if (n != nullptr) next_ = static_cast<std::size_t>(n - named_.data()) + 1;
+    if (n == nullptr) {
+      n = &named_.emplace_back();
+      n->key = k;
+      if (columns != nullptr) {
+        const auto it = columns->find(std::string(k.column));
+        if (it != columns->end()) n->column = it->second;
+      }
+    }
+    if (sampled && !n->sampled) {
+      n->sampled = true;
+      if (std::find(sampled_keys.begin(), sampled_keys.end(), k) == sampled_keys.end()) {
+        sampled_keys.push_back(k);
+      }
+    }
+    return n->column;
+  }
+
+ private:
+  struct entry {
+    counter_key key;
+    std::optional<std::size_t> column;
+    bool sampled = false;  // appended to the sampled keys
+  };
+  std::vector<entry> named_;  // a pointer into it is kept only within of()
+  std::size_t next_ = 0;      // where the search starts
 };
 
 }  // namespace hwpc::adreno::detail
