@@ -21,6 +21,9 @@
 //                         fed 1 MiB blocks) into the same sink
 //   adreno_rows/F         the query rows of `hwpc adreno --output csv` (query_capture: a pass
 //                         for the sampled counters and the ids, a pass for the rows)
+//   adreno_walk_only/a6xx, adreno_rows/a6xx  the same on an emulated A6XX capture (4000 query
+//                         rounds); the walk alone is its baseline (the naive walker knows A5XX
+//                         only)
 //   naive_adreno_walk/F   the same job as adreno_walk: a recursive walk that copies each buffer it
 //                         enters into a std::vector and finds IB targets in a std::map
 //
@@ -42,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "hwpc/adreno/emulate6.hpp"
 #include "hwpc/adreno/emulate_frames.hpp"
 #include "hwpc/adreno/gzip.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
@@ -698,6 +702,22 @@ int main(int argc, char** argv) {
     }
     if (adreno_rows_input(in) != 0) {
       benchmark::RegisterBenchmark(("adreno_rows/" + in.name).c_str(), adreno_rows, &in);
+    }
+  }
+  // A6XX query rows (rows6.hpp): no naive walker knows A6XX names; the walk
+  // alone of the same capture is the baseline.
+  static adreno_input a6xx;
+  {
+    ha::emulate_options o;
+    o.rounds = 4000;
+    ha::adreno6_emulation e = ha::emulate_a6xx_a7xx(o, false);
+    a6xx = {"a6xx", std::move(e.file), false, 0};
+    a6xx.rd_bytes = a6xx.file.size();
+    if (adreno_rows_input(a6xx) == e.rows.size() && !e.rows.empty()) {
+      benchmark::RegisterBenchmark("adreno_walk_only/a6xx", adreno_walk_only, &a6xx);
+      benchmark::RegisterBenchmark("adreno_rows/a6xx", adreno_rows, &a6xx);
+    } else {
+      std::fprintf(stderr, "note: adreno a6xx: not the emulated rows; rows skipped\n");
     }
   }
 

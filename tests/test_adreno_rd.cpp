@@ -4,6 +4,7 @@
 // worked out by hand from the section layout.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -310,6 +311,55 @@ TEST(AdrenoRd, ChainLoopStopsAtTheHopGuard) {
   // Hop n lands in 0x1000 when n is even; from hop 10 the 11th is refused.
   EXPECT_EQ(r.issues[0].offset, a + 4);
   EXPECT_EQ(r.packets.size(), 2u * 11);  // 11 buffers walked, 2 packets each
+}
+
+}  // namespace
+
+namespace {
+
+// address_space::find tests the buffer it found last before searching: every
+// answer must be the one a fresh space (nothing found before) gives, for
+// reads in runs, jumps, gaps, overlapping buffers and buffers added out of order.
+TEST(AdrenoAddressSpace, FindAfterFindsIsAFreshSearch) {
+  static std::vector<std::byte> bytes(4096);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 7);
+  const hwpc::byte_span all(bytes);
+  const std::vector<rd::gpu_buffer> buffers = {
+      {0x1000, all.subspan(0, 256), 100},
+      {0x2000, all.subspan(256, 512), 400},
+      {0x2100, all.subspan(1024, 64), 900},  // overlaps the one before: the higher base wins
+      {0x0800, all.subspan(2048, 128), 50},  // added out of order
+      {0x8000, all.subspan(3000, 32), 2000}};
+  rd::address_space kept;
+  for (const rd::gpu_buffer& b : buffers) kept.add(b);
+  std::uint64_t state = 12345;
+  const std::vector<std::uint64_t> bases = {0x0800, 0x1000, 0x2000, 0x2100, 0x8000, 0};
+  for (int i = 0; i < 20000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint64_t base = bases[(state >> 33) % bases.size()];
+    const std::uint64_t addr = base + ((state >> 13) % 0x300) - 0x10;
+    const std::uint64_t n = (state >> 50) % 2 != 0 ? 8 : 4;
+    rd::address_space fresh;
+    for (const rd::gpu_buffer& b : buffers) fresh.add(b);
+    const auto got = kept.find(addr, n);
+    const auto want = fresh.find(addr, n);
+    ASSERT_EQ(got.has_value(), want.has_value()) << std::hex << addr;
+    if (!want) continue;
+    EXPECT_EQ(got->bytes.data(), want->bytes.data()) << std::hex << addr;
+    EXPECT_EQ(got->bytes.size(), want->bytes.size()) << std::hex << addr;
+    EXPECT_EQ(got->file_offset, want->file_offset) << std::hex << addr;
+    EXPECT_EQ(got->buffer_offset, want->buffer_offset) << std::hex << addr;
+  }
+  // A buffer added after lookups (a later one, then an earlier one) is found.
+  kept.add({0x9000, all.subspan(3500, 16), 3000});
+  ASSERT_TRUE(kept.find(0x9004, 4));
+  EXPECT_EQ(kept.find(0x9004, 4)->file_offset, 3004u);
+  kept.add({0x0100, all.subspan(3600, 16), 3100});
+  ASSERT_TRUE(kept.find(0x0104, 4));
+  EXPECT_EQ(kept.find(0x0104, 4)->file_offset, 3104u);
+  EXPECT_EQ(kept.find(0x9004, 4)->file_offset, 3004u);
+  kept.clear();
+  EXPECT_FALSE(kept.find(0x9004, 4));
 }
 
 }  // namespace

@@ -144,3 +144,42 @@ TEST(AdrenoRows, EmptyInputIsAnError) {
 }
 
 }  // namespace
+
+namespace {
+
+// A counter read's reason is made once per counter and countable and kept
+// (row_counters.hpp): reads of one counter with countables changing between
+// them, a countable read again, one past the kept range and one the tables do
+// not name must each say the countable selected at that read.
+TEST(AdrenoRows, ReasonFollowsTheCountableSelectedAtEachRead) {
+  namespace a = hwpc::adreno;
+  const a::counter_group& cp = a::a5xx_counter_groups[0];
+  ASSERT_EQ(cp.name, "CP");
+  const std::uint32_t countables[] = {1, 2, 1, 70000, 1023, 1024, 2, 70000};
+  dwords d;
+  std::vector<std::string> want;
+  std::uint64_t dst = 0x7000'0000;
+  // The first read, before any select: the counter's name.
+  const auto sample = [&](std::uint32_t c) {
+    d.insert(d.end(), {adreno_rd::pkt7(0x3e, 3), cp.lo_reg(c) | (2u << 18),
+                       static_cast<std::uint32_t>(dst), static_cast<std::uint32_t>(dst >> 32)});
+    dst += 8;
+  };
+  sample(1);
+  want.push_back("CP_1");
+  for (const std::uint32_t v : countables) {
+    d.insert(d.end(), {adreno_rd::pkt4(cp.select_reg(1), 1), v});
+    sample(1);
+    want.push_back(a::countable_name(cp, v));
+  }
+  std::vector<std::byte> bytes;
+  for (const std::uint32_t v : d) adreno_rd::put32(bytes, v);
+  const auto rows = rows_of(a::input_kind::bin, bytes);
+  ASSERT_EQ(rows.size(), want.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].reason, want[i]) << i;
+  // The names are the tables' (a named countable, then an unnamed one).
+  EXPECT_EQ(rows[1].reason, "PERF_CP_" + std::string(cp.countable(1)));
+  EXPECT_EQ(rows[4].reason, "countable 70000");
+}
+
+}  // namespace

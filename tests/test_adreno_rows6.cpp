@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -241,6 +242,58 @@ TEST(AdrenoRows6, BeginsWithoutEndsMakeNoRows) {
   EXPECT_EQ(rows, 0u);
   EXPECT_EQ(done->acc.reports, 4u);
   EXPECT_EQ(done->acc.stretch_starts, 4u);
+}
+
+}  // namespace
+
+namespace {
+
+// rows6 keeps the begins waiting for their end in a sorted list capped at
+// 4096, the lowest key forgotten first when a begin comes to a full list, as
+// the std::set it replaced did; an end whose begin is not there is a begin.
+TEST(AdrenoRows6, BeginsPastTheCapForgetTheLowestKey) {
+  using k = hwpc::adreno::query6_event::kind;
+  hwpc::adreno::rows6 rows;
+  hwpc::adreno::result6 r;
+  const auto none = [](std::uint64_t, std::size_t, std::optional<std::size_t>*) {
+    return std::optional<std::uint64_t>{};
+  };
+  const auto event = [](std::uint64_t address) {
+    hwpc::adreno::query6_event e;
+    e.what = k::pipeline_stats;
+    e.value = 0;
+    e.count = 1;
+    e.address = address;
+    return e;
+  };
+  constexpr std::uint64_t base = 0x10000, step = 0x100;
+  constexpr int begins = 4097;  // one past the cap
+  for (int i = 0; i < begins; ++i) {
+    rows.take(event(base + step * static_cast<std::uint64_t>(i)), none, r);
+    ASSERT_EQ(r.what, hwpc::adreno::result6::kind::stretch_start) << i;
+  }
+  // The end of begin 0 (the lowest key, forgotten): a begin of its own,
+  // which, the list being full, forgets the lowest again: begin 1. Its end
+  // is then a begin too (forgetting the one at base + 8); the rest pair.
+  rows.take(event(base + 8), none, r);
+  EXPECT_EQ(r.what, hwpc::adreno::result6::kind::stretch_start);
+  rows.take(event(base + step + 8), none, r);
+  EXPECT_EQ(r.what, hwpc::adreno::result6::kind::stretch_start);
+  for (int i = 2; i < begins; ++i) {
+    rows.take(event(base + step * static_cast<std::uint64_t>(i) + 8), none, r);
+    ASSERT_EQ(r.what, hwpc::adreno::result6::kind::row) << i;
+    EXPECT_EQ(r.reason, "pipeline-statistics");
+    ASSERT_EQ(r.columns.size(), 1u);
+    EXPECT_EQ(r.columns[0].column, "ia_vertices");
+    EXPECT_TRUE(r.values.empty());  // nothing read
+  }
+  // A begin seen twice is one begin: its second end starts a stretch.
+  rows.take(event(0x900000), none, r);
+  rows.take(event(0x900000), none, r);
+  rows.take(event(0x900008), none, r);
+  EXPECT_EQ(r.what, hwpc::adreno::result6::kind::row);
+  rows.take(event(0x900008), none, r);
+  EXPECT_EQ(r.what, hwpc::adreno::result6::kind::stretch_start);
 }
 
 }  // namespace

@@ -208,9 +208,13 @@ class address_space {
   void clear() noexcept {
     buffers_.clear();
     sorted_ = true;
+    last_ = none;
   }
   void add(const gpu_buffer& b) {
-    if (!buffers_.empty() && b.iova < buffers_.back().iova) sorted_ = false;
+    if (!buffers_.empty() && b.iova < buffers_.back().iova) {
+      sorted_ = false;
+      last_ = none;
+    }
     buffers_.push_back(b);
   }
   std::size_t size() const noexcept { return buffers_.size(); }
@@ -222,10 +226,20 @@ class address_space {
                        [](const gpu_buffer& a, const gpu_buffer& b) { return a.iova < b.iova; });
       sorted_ = true;
     }
-    auto it = std::upper_bound(buffers_.begin(), buffers_.end(), addr,
-                               [](std::uint64_t a, const gpu_buffer& b) { return a < b.iova; });
-    if (it == buffers_.begin()) return std::nullopt;
-    --it;
+    // Reads come in runs at one buffer (a query slot's values): the buffer
+    // found last is tested first, and is the answer when it is the one the
+    // search would find (its base at or below `addr`, the next one's above).
+    auto it = buffers_.begin();
+    if (last_ < buffers_.size() && buffers_[last_].iova <= addr &&
+        (last_ + 1 == buffers_.size() || addr < buffers_[last_ + 1].iova)) {
+      it += static_cast<std::ptrdiff_t>(last_);
+    } else {
+      it = std::upper_bound(buffers_.begin(), buffers_.end(), addr,
+                            [](std::uint64_t a, const gpu_buffer& b) { return a < b.iova; });
+      if (it == buffers_.begin()) return std::nullopt;
+      --it;
+      last_ = static_cast<std::size_t>(it - buffers_.begin());
+    }
     const std::uint64_t at = addr - it->iova;
     if (at >= it->contents.size()) return std::nullopt;
     const std::size_t take =
@@ -237,6 +251,8 @@ class address_space {
  private:
   mutable std::vector<gpu_buffer> buffers_;
   mutable bool sorted_ = true;
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  mutable std::size_t last_ = none;  // the buffer found last (sorted order)
 };
 
 }  // namespace hwpc::adreno::rd

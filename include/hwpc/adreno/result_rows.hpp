@@ -13,9 +13,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "hwpc/adreno/hex_text.hpp"
 #include "hwpc/adreno/packet_copies.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
 #include "hwpc/adreno/queries.hpp"
@@ -23,6 +25,7 @@
 #include "hwpc/adreno/recognise.hpp"
 #include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/row_columns.hpp"
+#include "hwpc/adreno/row_counters.hpp"
 #include "hwpc/adreno/rows6.hpp"
 #include "hwpc/adreno/walk.hpp"
 #include "hwpc/core/row.hpp"
@@ -40,19 +43,46 @@ struct rows_done {
 
 namespace detail {
 
+// What the sink calls per row: a reference to the caller's callable (one
+// indirect call, nothing allocated; a std::function per row cost more than
+// the row). The callable must outlive the sink's last row.
+class row_callback {
+ public:
+  row_callback() = default;
+  template <class F>
+  requires(!std::is_same_v<std::remove_cv_t<F>, row_callback>) row_callback(F& f)
+  noexcept  // NOLINT: converts like a function reference
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, const row& r) { (*static_cast<F*>(o))(r); }) {}
+  void operator()(const row& r) const { call_(obj_, r); }
+  explicit operator bool() const noexcept { return call_ != nullptr; }
+
+ private:
+  void* obj_ = nullptr;
+  void (*call_)(void*, const row&) = nullptr;
+};
+
 // Receives walked packets, recognises queries and turns results into rows.
+//
+// Cost per row (docs/performance.md, "Adreno"): only the cells the previous
+// row set are cleared; a counter's column, its reason text per countable and
+// whether it was sampled before are found in a table indexed by the counter,
+// filled on its first read; totals are added for the cells set only.
 class result_rows final : public rd::capture_sink {
  public:
-  using row_fn = std::function<void(const row&)>;
+  using row_fn = row_callback;
   using issue_fn = std::function<void(const error&, bool note)>;
 
-  // `schema` null: collect the sampled counters only (no rows).
+  // `schema` null: collect the sampled counters only (no rows). `hex`: the
+  // hex text the input's dwords were parsed from (offsets are mapped back
+  // into it), null for binary input.
   result_rows(const row_schema* schema, row_fn on_row, issue_fn on_issue,
-              std::function<std::size_t(std::size_t)> map)
+              const hex_dwords* hex = nullptr, std::size_t text_size = 0)
       : schema_(schema),
-        on_row_(std::move(on_row)),
+        on_row_(on_row),
         on_issue_(std::move(on_issue)),
-        map_(std::move(map)) {
+        hex_(hex),
+        text_size_(text_size) {
     if (schema_ == nullptr) return;
     cells_.resize(schema_->metrics.size());
     for (std::size_t j = 0; j < schema_->metrics.size(); ++j) {
@@ -60,6 +90,8 @@ class result_rows final : public rd::capture_sink {
     }
   }
   void attach(const rd::address_space* space) noexcept { space_ = space; }
+  // Totals of the rows' cells, added as each row is made (only its set cells).
+  void total_into(result_totals* t) noexcept { totals_ = t; }
   // Input read piece by piece (rd_stream.hpp) may free a packet's bytes
   // before the recogniser's window lets it go: it gets copies of those.
   void keep_copies() noexcept { copy_ = true; }
@@ -79,8 +111,14 @@ class result_rows final : public rd::capture_sink {
         (p.hdr.type == packet_type::type4 && p.hdr.id == reg::rb_sample_count_control) ||
         (p.hdr.type == packet_type::type7 &&
          (p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write));
-    rec_.push(copy_ && window ? copies_.keep(p) : p, [this](const query_event& ev) { handle(ev); });
-    take_snapshots();
+    // Not `copy_ && window ? copies_.keep(p) : p`: that copies every packet.
+    const auto on_event = [this](const query_event& ev) { handle(ev); };
+    if (copy_ && window) {
+      rec_.push(copies_.keep(p), on_event);
+    } else {
+      rec_.push(p, on_event);
+    }
+    if (!rec_.events().empty()) take_snapshots();  // nothing held (most packets): nothing to read
   }
   void on_issue(const error& e) override {
     ++issues_;
@@ -119,8 +157,12 @@ class result_rows final : public rd::capture_sink {
   void report_issue(const error& e, bool note) {
     if (!on_issue_) return;
     error m = e;
-    m.offset = map_(e.offset);
+    m.offset = map(e.offset);
     on_issue_(m, note);
+  }
+
+  std::size_t map(std::size_t o) const noexcept {
+    return hex_ != nullptr ? hex_->text_offset(o, text_size_) : o;
   }
 
   // Reads `n` (4 or 8) bytes at `addr`; none when no dump holds them all.
@@ -166,9 +208,10 @@ class result_rows final : public rd::capture_sink {
 
   // `snaps_` holds one snapshot per event the recogniser holds, oldest
   // first: the events it queued since the last call are its newest.
+  // Without a schema no value is read (only which counters are sampled).
   void take_snapshots() {
     for (std::size_t i = snaps_.size(); i < rec_.events().size(); ++i) {
-      snaps_.push_back(take(rec_.events()[i]));
+      snaps_.push_back(schema_ != nullptr ? take(rec_.events()[i]) : snapshot{});
     }
   }
 
@@ -179,7 +222,7 @@ class result_rows final : public rd::capture_sink {
     if (!snaps_.empty()) {
       s = snaps_.front();
       snaps_.pop_front();
-    } else {
+    } else if (schema_ != nullptr) {
       s = take(ev);
     }
     const bool begin = ev.op == query_op::occlusion_begin ||
@@ -195,23 +238,21 @@ class result_rows final : public rd::capture_sink {
       if (ev.op == query_op::timestamp && s.v[0]) last_ticks_ = *s.v[0];
       return;
     }
-    std::optional<counter_key> key;
+    counter_reads::entry* counter = nullptr;
     if (ev.op == query_op::counter_sample && ev.counter) {
-      key = counter_key{ev.counter->group, ev.counter->counter};
-      if (std::find(sampled_.begin(), sampled_.end(), *key) == sampled_.end()) {
-        sampled_.push_back(*key);
-      }
+      counter = &counters_.of(ev.counter->group, ev.counter->counter,
+                              schema_ != nullptr ? &column_of_ : nullptr, sampled_);
     }
     ++acc_.intervals;
     if (schema_ == nullptr) return;
-    for (cell& c : cells_) c = cell::none();
+    clear_cells();
     row r;
     r.report = report;
-    r.offset = s.section ? *s.section : map_(ev.offset);
+    r.offset = s.section ? *s.section : map(ev.offset);
     r.begin = r.end = last_ticks_;
     switch (ev.op) {
       case query_op::occlusion_end:
-        if (s.v[1]) cells_[col_samples_passed] = cell::u(*s.v[1]);
+        if (s.v[1]) set_cell(col_samples_passed, *s.v[1]);
         r.reason = "occlusion";
         break;
       case query_op::timestamp:
@@ -223,9 +264,9 @@ class result_rows final : public rd::capture_sink {
             last_ticks_ = *s.v[2];
           }
           if (ev.slot_size == time_elapsed_slot24::size) {
-            if (s.v[1]) cells_[col_time_elapsed] = cell::u(ticks_to_ns(*s.v[1]));
+            if (s.v[1]) set_cell(col_time_elapsed, ticks_to_ns(*s.v[1]));
           } else if (s.v[0] && s.v[2]) {
-            cells_[col_time_elapsed] = cell::u(ticks_to_ns(*s.v[2] - *s.v[0]));
+            set_cell(col_time_elapsed, ticks_to_ns(*s.v[2] - *s.v[0]));
           }
         } else {
           r.reason = "timestamp";
@@ -237,53 +278,52 @@ class result_rows final : public rd::capture_sink {
         stamp(r, s);
         break;
       default: {  // counter_sample
-        if (key && ev.countable) {
-          reason_ = countable_name(*key->group, *ev.countable);
-        } else {
-          reason_ = key ? key->name() : std::string("counter");
-        }
-        r.reason = reason_;
-        if (key && s.v[0]) {
-          if (const auto col = counter_column(*key)) cells_[*col] = cell::u(*s.v[0]);
-        }
+        r.reason = counter != nullptr ? counters_.reason(*counter, ev.countable) : "counter";
+        if (counter != nullptr && s.v[0] && counter->column) set_cell(*counter->column, *s.v[0]);
         break;
       }
     }
-    r.metrics = cells_;
-    on_row_(r);
+    emit(r);
   }
 
-  // A counter's column, found by name once per counter (a few counters,
-  // thousands of reads).
-  std::optional<std::size_t> counter_column(const counter_key& k) {
-    for (const auto& [key, col] : counter_columns_) {
-      if (key == k) return col;
+  void set_cell(std::size_t j, std::uint64_t v) {
+    if (cells_[j].is_none()) set_.push_back(j);
+    cells_[j] = cell::u(v);
+  }
+  // Clears the cells the previous row set (a row sets a few of many columns).
+  void clear_cells() noexcept {
+    for (const std::size_t j : set_) cells_[j] = cell::none();
+    set_.clear();
+  }
+  void emit(row& r) {
+    r.metrics = cells_;
+    if (totals_ != nullptr) {
+      for (const std::size_t j : set_) totals_->add_at(j, cells_[j]);
     }
-    const auto it = column_of_.find(k.name());
-    std::optional<std::size_t> col;
-    if (it != column_of_.end()) col = it->second;
-    counter_columns_.emplace_back(k, col);
-    return col;
+    if (on_row_) on_row_(r);
   }
 
   void stamp(row& r, const snapshot& s) {
     if (!s.v[0]) return;
     r.begin = r.end = last_ticks_ = *s.v[0];
-    cells_[col_gpu_time] = cell::u(ticks_to_ns(*s.v[0]));
+    set_cell(col_gpu_time, ticks_to_ns(*s.v[0]));
   }
 
   const row_schema* schema_;
   row_fn on_row_;
   issue_fn on_issue_;
-  std::function<std::size_t(std::size_t)> map_;
+  const hex_dwords* hex_ = nullptr;
+  std::size_t text_size_ = 0;
   const rd::address_space* space_ = nullptr;
+  result_totals* totals_ = nullptr;
   recogniser rec_{std::size_t{1} << 16};
   std::deque<snapshot> snaps_;  // one per event held by rec_, in order
   bool copy_ = false;
   packet_copies copies_;
-  std::map<std::string, std::size_t> column_of_;
-  std::vector<std::pair<counter_key, std::optional<std::size_t>>> counter_columns_;
+  std::map<std::string, std::size_t> column_of_;  // looked up once per counter
+  counter_reads counters_;
   std::vector<cell> cells_;
+  std::vector<std::size_t> set_;  // the cells the current row set
   std::vector<counter_key> sampled_;
   std::string reason_;
   std::uint64_t last_ticks_ = 0;
@@ -304,12 +344,25 @@ class result_rows final : public rd::capture_sink {
   }
 
   // A6XX/A7XX results: what each event is decided by rows6.hpp; the report
-  // accounting, the time and the cells as for A5XX.
+  // accounting, the time and the cells as for A5XX. Without a schema no value
+  // is read (what an event is does not depend on them).
   void handle6(const query6_event& e) {
-    const result6 res =
-        rows6_.take(e, [this](std::uint64_t a, std::size_t n, std::optional<std::size_t>* section) {
-          return read(a, n, section);
-        });
+    if (schema_ != nullptr) {
+      rows6_.take(
+          e,
+          [this](std::uint64_t a, std::size_t n, std::optional<std::size_t>* section) {
+            return read(a, n, section);
+          },
+          res6_);
+    } else {
+      rows6_.take(
+          e,
+          [](std::uint64_t, std::size_t, std::optional<std::size_t>*) {
+            return std::optional<std::uint64_t>{};
+          },
+          res6_);
+    }
+    const result6& res = res6_;
     if (res.what == result6::kind::none) return;
     const std::uint64_t report = acc_.reports;
     ++acc_.records;
@@ -318,14 +371,10 @@ class result_rows final : public rd::capture_sink {
       ++acc_.stretch_starts;
       return;
     }
-    for (const counter_key& key : res.columns) {
-      if (std::find(sampled_.begin(), sampled_.end(), key) == sampled_.end()) {
-        sampled_.push_back(key);
-      }
-    }
+    for (const counter_key& key : res.columns) (void)column6(key, true);
     ++acc_.intervals;
     if (schema_ == nullptr) return;
-    for (cell& c : cells_) c = cell::none();
+    clear_cells();
     row r;
     r.report = report;
     r.begin = r.end = last_ticks_;
@@ -333,16 +382,26 @@ class result_rows final : public rd::capture_sink {
       r.begin = *res.begin;
       r.end = last_ticks_ = *res.end;
     }
-    for (const auto& [name, v] : res.values) {
-      const auto col = column_of_.find(name);
-      if (col != column_of_.end()) cells_[col->second] = cell::u(v);
+    for (const auto& [key, v] : res.values) {
+      if (const auto col = column6(key, false)) set_cell(*col, v);
     }
-    reason_ = res.reason;
-    r.reason = reason_;
-    r.offset = res.section ? *res.section : map_(e.offset);
-    r.metrics = cells_;
-    on_row_(r);
+    r.reason = res.reason;  // res6_ is kept until the next event
+    r.offset = res.section ? *res.section : map(e.offset);
+    emit(r);
   }
+
+  // The column of an A6XX/A7XX key (none when the schema lacks it);
+  // `sampled`: the key is one of a row's columns, noted in sampled_ on its
+  // first use (row_counters.hpp).
+  std::optional<std::size_t> column6(const counter_key& k, bool sampled) {
+    if (k.group != nullptr) {
+      return counters_.of(k.group, k.counter, schema_ != nullptr ? &column_of_ : nullptr, sampled_)
+          .column;
+    }
+    return named_.of(k, sampled, schema_ != nullptr ? &column_of_ : nullptr, sampled_);
+  }
+  named_columns named_;
+  result6 res6_;  // filled by rows6_ event after event (its storage reused)
 };
 
 }  // namespace detail

@@ -73,11 +73,14 @@ class result_totals {
       summed_[j] = j != col_gpu_time && s.metrics[j].units != "events";
   }
   void add(const row& r) {
-    for (std::size_t j = 0; j < r.metrics.size() && j < first_.size(); ++j) {
-      if (!r.metrics[j].is_u64()) continue;
-      if (!first_[j]) first_[j] = summed_[j] ? 0 : r.metrics[j].bits;
-      last_[j] = summed_[j] ? last_[j].value_or(0) + r.metrics[j].bits : r.metrics[j].bits;
-    }
+    for (std::size_t j = 0; j < r.metrics.size() && j < first_.size(); ++j) add_at(j, r.metrics[j]);
+  }
+  // One cell of a row (a row sets a few of many columns: its producer adds
+  // those alone).
+  void add_at(std::size_t j, const cell& c) {
+    if (!c.is_u64() || j >= first_.size()) return;
+    if (!first_[j]) first_[j] = summed_[j] ? 0 : c.bits;
+    last_[j] = summed_[j] ? last_[j].value_or(0) + c.bits : c.bits;
   }
   std::vector<cell> cells() const {
     std::vector<cell> out(first_.size());

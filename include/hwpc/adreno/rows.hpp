@@ -52,14 +52,15 @@ namespace hwpc::adreno {
 
 namespace detail {
 
-// Walks `data` as `kind` into `sink`; the hex text is parsed first.
+// Walks `data` as `kind` into `sink`; the hex text is parsed first (into
+// `hex`, which the sink maps offsets through: it must outlive the sink's use).
 inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema* schema,
                               result_rows::row_fn on_row, result_rows::issue_fn on_issue,
-                              result_rows** done, std::optional<result_rows>& holder) {
+                              result_rows** done, std::optional<result_rows>& holder,
+                              std::optional<hex_dwords>& hex) {
   if (data.empty()) return make_error(errc::empty_input, 0, "empty input");
   if (kind == input_kind::rd) {
-    auto& sink = holder.emplace(schema, std::move(on_row), std::move(on_issue),
-                                [](std::size_t o) { return o; });
+    auto& sink = holder.emplace(schema, on_row, std::move(on_issue));
     rd::capture_reader reader(sink);
     sink.attach(&reader.space());
     (void)reader.read(data);  // a framing error is also an issue, reported to the sink
@@ -68,16 +69,14 @@ inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema*
     return reader.walk();
   }
   // Hex text is walked as the dwords it spells, offsets mapped back into the text.
-  std::optional<hex_dwords> hex;
-  std::function<std::size_t(std::size_t)> map = [](std::size_t o) { return o; };
   if (kind == input_kind::hex) {
     const std::string_view text(reinterpret_cast<const char*>(data.data()), data.size());
     auto hd = parse_hex_text(text);
     if (!hd) return hd.error_value();
     hex.emplace(std::move(*hd));
-    map = [&hex, n = text.size()](std::size_t o) { return hex->text_offset(o, n); };
   }
-  auto& sink = holder.emplace(schema, std::move(on_row), std::move(on_issue), std::move(map));
+  auto& sink =
+      holder.emplace(schema, on_row, std::move(on_issue), hex ? &*hex : nullptr, data.size());
   walker w(sink, nullptr);
   w.walk(hex ? byte_span(hex->bytes) : data, 0, 0);
   sink.finish();
@@ -90,10 +89,10 @@ inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema*
 // The performance counters the input samples, in order of first sample: the
 // counter columns of its schema.
 inline result<std::vector<counter_key>> sampled_counters(input_kind kind, byte_span data) {
+  std::optional<hex_dwords> hex;
   std::optional<detail::result_rows> holder;
   detail::result_rows* sink = nullptr;
-  auto w = detail::run(
-      kind, data, nullptr, [](const row&) {}, {}, &sink, holder);
+  auto w = detail::run(kind, data, nullptr, {}, {}, &sink, holder, hex);
   if (!w) return w.error_value();
   return sink->sampled();
 }
@@ -106,11 +105,13 @@ inline result<std::vector<counter_key>> sampled_counters(input_kind kind, byte_s
 template <class OnRow, class OnIssue>
 result<rows_done> for_each_row(input_kind kind, byte_span data, const row_schema& schema,
                                OnRow&& on_row, OnIssue&& on_issue) {
+  std::optional<hex_dwords> hex;
   std::optional<detail::result_rows> holder;
   detail::result_rows* sink = nullptr;
+  auto row_to = [&](const row& r) { on_row(r); };
   auto w = detail::run(
-      kind, data, &schema, [&](const row& r) { on_row(r); },
-      [&](const error& e, bool note) { on_issue(e, note); }, &sink, holder);
+      kind, data, &schema, row_to, [&](const error& e, bool note) { on_issue(e, note); }, &sink,
+      holder, hex);
   if (!w) return w.error_value();
   return rows_done{sink->acc(), *w, sink->issues(), sink->gpu_id(), sink->gpu()};
 }

@@ -23,11 +23,10 @@
 // query pool puts consecutive timestamps 16 bytes apart.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -63,39 +62,63 @@ inline constexpr std::uint64_t stream_out_end = 64;
 constexpr std::uint64_t pipeline_stats_end(std::uint32_t pairs) noexcept { return 8ull * pairs; }
 }  // namespace slot6
 
-// What one event is for the rows.
+// What one event is for the rows. One result is filled event after event
+// (take() clears it), so its vectors and text keep their storage: a row
+// allocates nothing once the first rows were made.
 struct result6 {
   enum class kind : std::uint8_t { none, stretch_start, row };
   kind what = kind::none;  // none: not a report (a select, an address write)
   std::string reason;
   std::vector<counter_key> columns;  // columns after the fixed ones the row may fill
-  std::vector<std::pair<std::string, std::uint64_t>> values;  // column name, value
+  // The column (a counter_key: a counter of a group, else a named column,
+  // the fixed ones included) and its value.
+  std::vector<std::pair<counter_key, std::uint64_t>> values;
   std::optional<std::uint64_t> begin, end;  // the row's own time (ticks), when it has one
   std::optional<std::size_t> section;       // the dump section holding the value
+
+  void clear() noexcept {
+    what = kind::none;
+    reason.clear();
+    columns.clear();
+    values.clear();
+    begin.reset();
+    end.reset();
+    section.reset();
+  }
 };
+
+// The fixed columns (row_columns.hpp) as keys of result6::values.
+inline constexpr counter_key samples_passed_key{nullptr, 0, "samples_passed", "samples"};
+inline constexpr counter_key time_elapsed_key{nullptr, 0, "time_elapsed", "ns"};
+inline constexpr counter_key gpu_time_key{nullptr, 0, "gpu_time", "ns"};
 
 class rows6 {
  public:
-  // read(address, bytes, std::optional<std::size_t>* section) gives the
-  // little-endian value the capture's memory holds there, or none.
+  // Fills `r` with what `e` is. read(address, bytes, std::optional<std::size_t>*
+  // section) gives the little-endian value the capture's memory holds there,
+  // or none (a reader that gives none leaves the values and times out, and
+  // decides nothing else).
   template <class Read>
-  result6 take(const query6_event& e, const Read& read) {
+  void take(const query6_event& e, const Read& read, result6& r) {
     using k = query6_event::kind;
-    result6 r;
+    r.clear();
     switch (e.what) {
       case k::counter_select:
-        selected_[{e.group, e.counter}] = e.value;
-        return r;
+        select(e.group, e.counter, e.value);
+        return;
       case k::sample_count: {
         const bool end =
             last_sample_count_ && e.address == *last_sample_count_ + slot6::sample_count_end;
         last_sample_count_ = end ? std::nullopt : std::optional(e.address);
-        if (!end) return start(r);
+        if (!end) {
+          r.what = result6::kind::stretch_start;
+          return;
+        }
         r.what = result6::kind::row;
         r.reason = "occlusion";
         if (auto v = read(e.address - 8, 8, &r.section))
-          r.values.emplace_back("samples_passed", *v);
-        return r;
+          r.values.emplace_back(samples_passed_key, *v);
+        return;
       }
       case k::timestamp: {
         r.what = result6::kind::row;
@@ -106,33 +129,37 @@ class rows6 {
           if (begin && v) {
             r.begin = *begin;
             r.end = *v;
-            r.values.emplace_back("time_elapsed", ticks_to_ns(*v - *begin));
+            r.values.emplace_back(time_elapsed_key, ticks_to_ns(*v - *begin));
           }
-          return r;
+          return;
         }
         if (e.event_write) open(k::timestamp, 0, 0, e.address);
         r.reason = "timestamp";
         if (v) {
           r.begin = r.end = *v;
-          r.values.emplace_back("gpu_time", ticks_to_ns(*v));
+          r.values.emplace_back(gpu_time_key, ticks_to_ns(*v));
         }
-        return r;
+        return;
       }
       case k::pipeline_stats:
-        return counts(e, read, slot6::pipeline_stats_end(e.count), "pipeline-statistics");
+        counts(e, read, slot6::pipeline_stats_end(e.count), "pipeline-statistics", r);
+        return;
       case k::stream_out:
-        return counts(e, read, slot6::stream_out_end, "stream-out");
+        counts(e, read, slot6::stream_out_end, "stream-out", r);
+        return;
       case k::counter_sample: {
         r.what = result6::kind::row;
         const counter_key key{e.group, e.counter};
         r.columns.push_back(key);
-        const auto it = selected_.find({e.group, e.counter});
-        r.reason = it != selected_.end() ? countable_name(*e.group, it->second) : key.name();
-        if (auto v = read(e.address, 8, &r.section)) r.values.emplace_back(key.name(), *v);
-        return r;
+        if (const auto c = selected(e.group, e.counter)) {
+          r.reason = countable_name(*e.group, *c);
+        } else {
+          r.reason.append(e.group->name).append("_").append(std::to_string(e.counter));
+        }
+        if (auto v = read(e.address, 8, &r.section)) r.values.emplace_back(key, *v);
+        return;
       }
     }
-    return r;
   }
 
  private:
@@ -141,28 +168,55 @@ class rows6 {
   // forgets the oldest (by key) rather than grow without bound.
   static constexpr std::size_t max_open = 4096;
 
-  static result6& start(result6& r) {
-    r.what = result6::kind::stretch_start;
-    return r;
-  }
+  // The begins waiting are few (a query or two at a time): a sorted vector,
+  // not a node per begin. Ordered as a std::set of the keys would be.
   void open(query6_event::kind what, std::uint32_t first, std::uint32_t n, std::uint64_t at) {
     if (open_.size() >= max_open) open_.erase(open_.begin());
-    open_.insert({what, first, n, at});
+    const open_key key{what, first, n, at};
+    const auto it = std::lower_bound(open_.begin(), open_.end(), key);
+    if (it == open_.end() || *it != key) open_.insert(it, key);
   }
   bool close(query6_event::kind what, std::uint32_t first, std::uint32_t n, std::uint64_t at) {
-    return open_.erase({what, first, n, at}) != 0;
+    const open_key key{what, first, n, at};
+    const auto it = std::lower_bound(open_.begin(), open_.end(), key);
+    if (it == open_.end() || *it != key) return false;
+    open_.erase(it);
+    return true;
+  }
+
+  // The countable selected for each counter, by counter: a few counters are
+  // programmed, so a search of a short list.
+  struct selection {
+    const counter_group* group;
+    std::uint32_t counter;
+    std::uint32_t countable;
+  };
+  void select(const counter_group* g, std::uint32_t c, std::uint32_t countable) {
+    for (selection& s : selected_) {
+      if (s.group == g && s.counter == c) {
+        s.countable = countable;
+        return;
+      }
+    }
+    selected_.push_back({g, c, countable});
+  }
+  std::optional<std::uint32_t> selected(const counter_group* g, std::uint32_t c) const {
+    for (const selection& s : selected_) {
+      if (s.group == g && s.counter == c) return s.countable;
+    }
+    return std::nullopt;
   }
 
   // Pipeline statistics (pairs e.value .. e.value + e.count - 1) or the
   // stream-out records: a begin, or the row of end - begin for each count.
   template <class Read>
-  result6 counts(const query6_event& e, const Read& read, std::uint64_t distance,
-                 const char* reason) {
-    result6 r;
+  void counts(const query6_event& e, const Read& read, std::uint64_t distance, const char* reason,
+              result6& r) {
     const std::uint64_t begin = e.address - distance;
     if (!close(e.what, e.value, e.count, begin)) {
       open(e.what, e.value, e.count, e.address);
-      return start(r);
+      r.what = result6::kind::stretch_start;
+      return;
     }
     r.what = result6::kind::row;
     r.reason = reason;
@@ -175,14 +229,13 @@ class rows6 {
       r.columns.push_back(key);
       const auto end = read(e.address + 8 * i, 8, i == 0 ? &r.section : nullptr);
       const auto first = read(begin + 8 * i, 8, nullptr);
-      if (end && first) r.values.emplace_back(key.name(), *end - *first);
+      if (end && first) r.values.emplace_back(key, *end - *first);
     }
-    return r;
   }
 
-  std::map<std::pair<const counter_group*, std::uint32_t>, std::uint32_t> selected_;
+  std::vector<selection> selected_;
   std::optional<std::uint64_t> last_sample_count_;
-  std::set<open_key> open_;
+  std::vector<open_key> open_;  // sorted
 };
 
 }  // namespace hwpc::adreno

@@ -45,19 +45,28 @@ namespace detail {
 // The query rows of `in` into on_row (schema null: the sampled counters
 // only, in `sampled`): an .rd capture through rd::stream_reader as its bytes
 // come, hex text and raw dwords whole, as for_each_row reads them.
+// `totals`: added to as each row is made.
 inline result<rows_done> input_rows(const capture_input& in, const row_schema* schema,
                                     result_rows::row_fn on_row, result_rows::issue_fn on_issue,
-                                    std::vector<counter_key>* sampled = nullptr) {
+                                    std::vector<counter_key>* sampled = nullptr,
+                                    result_totals* totals = nullptr) {
   if (in.kind() != input_kind::rd) {
+    std::optional<hex_dwords> hex;
     std::optional<result_rows> holder;
     result_rows* sink = nullptr;
-    auto w =
-        run(in.kind(), in.whole(), schema, std::move(on_row), std::move(on_issue), &sink, holder);
+    // The sink is made inside run(): the totals are given through a row
+    // callback that adds nothing, and added here from the row's cells.
+    auto add = [&](const row& r) {
+      if (totals != nullptr) totals->add(r);
+      on_row(r);
+    };
+    auto w = run(in.kind(), in.whole(), schema, add, std::move(on_issue), &sink, holder, hex);
     if (!w) return w.error_value();
     if (sampled != nullptr) *sampled = sink->sampled();
     return rows_done{sink->acc(), *w, sink->issues(), sink->gpu_id(), sink->gpu()};
   }
-  result_rows sink(schema, std::move(on_row), std::move(on_issue), [](std::size_t o) { return o; });
+  result_rows sink(schema, on_row, std::move(on_issue));
+  sink.total_into(totals);
   rd::stream_reader reader(sink);
   sink.attach(&reader.reader().space());
   sink.keep_copies();
@@ -106,8 +115,7 @@ class query_capture final : public capture {
     std::unique_ptr<query_capture> c(new query_capture(std::move(*in), o, sp));
     const bool rd = c->in_.kind() == input_kind::rd;
     if (rd) {
-      auto first = detail::input_rows(
-          c->in_, nullptr, [](const row&) {}, {}, &c->counters_);
+      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_);
       if (!first) return first.error_value();
       c->in_.set_own(first->gpu);
     }
@@ -124,8 +132,7 @@ class query_capture final : public capture {
                              "that name their GPU; none are written");
       c->counters_.clear();
     } else if (!rd) {
-      auto first = detail::input_rows(
-          c->in_, nullptr, [](const row&) {}, {}, &c->counters_);
+      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_);
       if (!first) return first.error_value();
     }
     c->schema_ = schema_of(c->counters_);
@@ -179,13 +186,8 @@ class query_capture final : public capture {
     totals_.emplace(schema_);
     done_ = rows_done{};
     if (decodable_) {
-      auto d = detail::input_rows(
-          in_, &schema_,
-          [&](const row& r) {
-            totals_->add(r);
-            w.write(r);
-          },
-          on_issue_);
+      auto write = [&](const row& r) { w.write(r); };
+      auto d = detail::input_rows(in_, &schema_, write, on_issue_, nullptr, &*totals_);
       if (!d) return d.error_value();
       done_ = std::move(*d);
     }

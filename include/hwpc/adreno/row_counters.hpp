@@ -1,0 +1,145 @@
+// What the query rows (result_rows.hpp) know of each performance counter
+// read (its column, whether it was sampled before, and the reason text a row
+// of it carries per countable) and of each named A6XX/A7XX column. Made on the counter's first
+// read, so a row builds no string and looks up no column by name (docs/performance.md, "Adreno").
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hwpc/adreno/perfcounters.hpp"
+#include "hwpc/adreno/row_columns.hpp"
+
+namespace hwpc::adreno::detail {
+
+class counter_reads {
+ public:
+  struct entry {
+    counter_key key;
+    std::optional<std::size_t> column;  // none when the schema lacks it (or there is none)
+    std::string name;                   // the reason when no countable was selected
+    std::vector<std::string> reasons;   // by countable; empty: not made yet
+  };
+
+  // The entry of counter `c` of `g`, made on first use: its column found in
+  // `columns` (the schema's, by name; null: none), its key appended to
+  // `sampled` unless already there. A5XX groups (all the A5XX recogniser
+  // reports) are found by index; others by a search of the few entries.
+  entry& of(const counter_group* g, std::uint32_t c,
+            const std::map<std::string, std::size_t>* columns, std::vector<counter_key>& sampled) {
+    const auto groups = a5xx_counter_groups;
+    const std::less<const counter_group*> below;
+    const bool indexed =
+        !below(g, groups.data()) && below(g, groups.data() + groups.size()) && c < indexed_counters;
+    std::size_t slot = 0;
+    if (indexed) {
+      slot = static_cast<std::size_t>(g - groups.data()) * indexed_counters + c;
+      if (slot < entry_of_.size() && entry_of_[slot] != 0) return entries_[entry_of_[slot] - 1];
+    } else {
+      for (entry& e : entries_) {
+        if (e.key.group == g && e.key.counter == c) return e;
+      }
+    }
+    entry& e = entries_.emplace_back();
+    e.key = counter_key{g, c};
+    e.name = e.key.name();
+    if (columns != nullptr) {
+      const auto it = columns->find(e.name);
+      if (it != columns->end()) e.column = it->second;
+    }
+    if (std::find(sampled.begin(), sampled.end(), e.key) == sampled.end()) {
+      sampled.push_back(e.key);
+    }
+    if (indexed) {
+      if (entry_of_.size() <= slot) entry_of_.resize(groups.size() * indexed_counters, 0);
+      entry_of_[slot] = entries_.size();
+    }
+    return e;
+  }
+
+  // The reason of a read of `e` with `countable` selected (none: the
+  // counter's name); valid until the next call.
+  std::string_view reason(entry& e, std::optional<std::uint32_t> countable) {
+    if (!countable) return e.name;
+    if (*countable >= kept_countables) {
+      reason_ = countable_name(*e.key.group, *countable);
+      return reason_;
+    }
+    if (e.reasons.size() <= *countable) e.reasons.resize(*countable + 1);
+    std::string& r = e.reasons[*countable];
+    if (r.empty()) r = countable_name(*e.key.group, *countable);
+    return r;
+  }
+
+ private:
+  // Countables past this are not kept (the tables name fewer; a larger value
+  // from a damaged stream is made into reason_ each time).
+  static constexpr std::uint32_t kept_countables = 1024;
+  // Counters per group the index covers (A5XX groups have at most 8).
+  static constexpr std::uint32_t indexed_counters = 64;
+
+  std::deque<entry> entries_;          // a deque: entries stay put as more are made
+  std::vector<std::size_t> entry_of_;  // A5XX group * indexed_counters + counter: entry + 1
+  std::string reason_;
+};
+
+// The named A6XX/A7XX columns (pipeline statistics, stream-out counts, the
+// fixed ones): their keys are string_views into tables and literals, found
+// by their address among the few seen (by name the first time), the search
+// starting after the one found last, since a row's columns come in the same
+// order each time.
+class named_columns {
+ public:
+  // The column of `k` in `columns` (none when absent or null); `sampled`: `k`
+  // is one of a row's columns, appended to `sampled_keys` on its first use.
+  std::optional<std::size_t> of(const counter_key& k, bool sampled,
+                                const std::map<std::string, std::size_t>* columns,
+                                std::vector<counter_key>& sampled_keys) {
+    const auto same = [&k](const entry& c) {
+      return c.key.column.data() == k.column.data() && c.key.column.size() == k.column.size() &&
+             c.key.units.data() == k.units.data() && c.key.units.size() == k.units.size();
+    };
+    entry* n = nullptr;
+    for (std::size_t i = next_; i < named_.size() && n == nullptr; ++i) {
+      if (same(named_[i])) n = &named_[i];
+    }
+    for (std::size_t i = 0; i < next_ && i < named_.size() && n == nullptr; ++i) {
+      if (same(named_[i])) n = &named_[i];
+    }
+    if (n != nullptr) next_ = static_cast<std::size_t>(n - named_.data()) + 1;
+    if (n == nullptr) {
+      n = &named_.emplace_back();
+      n->key = k;
+      if (columns != nullptr) {
+        const auto it = columns->find(std::string(k.column));
+        if (it != columns->end()) n->column = it->second;
+      }
+    }
+    if (sampled && !n->sampled) {
+      n->sampled = true;
+      if (std::find(sampled_keys.begin(), sampled_keys.end(), k) == sampled_keys.end()) {
+        sampled_keys.push_back(k);
+      }
+    }
+    return n->column;
+  }
+
+ private:
+  struct entry {
+    counter_key key;
+    std::optional<std::size_t> column;
+    bool sampled = false;  // appended to the sampled keys
+  };
+  std::vector<entry> named_;  // a pointer into it is kept only within of()
+  std::size_t next_ = 0;      // where the search starts
+};
+
+}  // namespace hwpc::adreno::detail
