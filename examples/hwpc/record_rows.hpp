@@ -1,25 +1,20 @@
 // hwpc record --output: the rows of the recording, printed while it is
 // recorded, as `hwpc decode FILE` (Intel) or `hwpc mali FILE` (Mali) print
-// them once it is written. The option is checked by check_output like every
-// other door's; everything else is the library's.
+// them once it is written. This door checks the option (check_output, as
+// every other door) and chooses the writer; the rest is the library's.
 //
-// Intel: the columns, the writer's parts (title, vendor, model, metric set)
-// and the set's metric columns on the recording's device are the Intel
-// capture's (pipeline/intel_capture.hpp), opened on the recording's first
-// records (DEVICE_INFO, DEVICE_TOPOLOGY) when the first row comes; the rows
-// come from the live row producer (live/intel_rows.hpp) and take their
-// metrics through pipeline::metric_rows, a block at a time, as decode's do.
-// What can only be written once the recording has ended (a trace, which
-// places each interval on the CPU clock through the last correlation point;
-// every row of an xe-perf recording, which has no live reader) is the
-// capture of the finished file, written as `hwpc decode FILE` writes it.
+// Intel on i915: live::intel_capture_rows, whose columns, writer parts and
+// metric columns are those of the capture `hwpc decode` opens. What can only
+// be written once the recording has ended (a trace, which places each
+// interval on the CPU clock through the last correlation point; every row
+// of an xe-perf recording, which has no incremental reader) is the capture
+// of the finished file, written as `hwpc decode FILE` writes it.
 //
 // Mali: the rows come from live/mali_rows.hpp as they are sampled.
 #pragma once
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -28,17 +23,15 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include "cli.hpp"
-#include "hwpc/live/intel_rows.hpp"
+#include "hwpc/live/intel_capture_rows.hpp"
 #include "hwpc/live/mali_rows.hpp"
 #include "hwpc/mali/tracks.hpp"
 #include "hwpc/output/make_writer.hpp"
 #include "hwpc/output/summary.hpp"
 #include "hwpc/pipeline/capture.hpp"
 #include "hwpc/pipeline/intel_capture.hpp"
-#include "hwpc/pipeline/metric_rows.hpp"
 
 namespace hwpc::cli {
 
@@ -78,7 +71,12 @@ class live_rows {
     if (!choice_) return;
     path_ = path;
     if (!live || is_trace()) return;  // finish() writes the rows from the file
-    intel_ = std::make_unique<live::intel_rows>(nullptr, [this](row& r) { intel_row(r); });
+    intel_ = std::make_unique<live::intel_capture_rows>(
+        intel_options(), path, [this](const intel::oa_capture& c) -> row_writer& {
+          print_dropped(c);
+          made_ = output::make_writer(*choice_, out_, c.schema(), c.writer_parts(*choice_));
+          return *made_.writer;
+        });
   }
 
   void start_mali(const std::string& path) {
@@ -104,12 +102,11 @@ class live_rows {
   // The next bytes the recorder writes. Bad bytes stop the rows, not the
   // recording (finish() reports them).
   bool take(std::span<const std::byte> b) {
-    // Until the capture is opened, the recording's first records are kept:
-    // they give the device the metric formulas read.
-    if (intel_ && !cap_) head_.insert(head_.end(), b.begin(), b.end());
-    if (intel_) (*intel_)(b);
+    if (intel_) {
+      (*intel_)(b);
+      intel_->flush();
+    }
     if (mali_) (*mali_)(b);
-    if (held_) held_->flush();
     out_.flush();
     return true;
   }
@@ -122,17 +119,8 @@ class live_rows {
     // A trace, an Xe recording, a recording without a row yet (or whose
     // head the capture could not read): the finished file, as decode writes it.
     if (!intel_ || !made_.writer) return write_file();
-    auto acc = intel_->finish();
-    if (held_) held_->flush();
-    if (!acc) {
-      error e = acc.error_value();
-      e.message = path_ + ": " + e.describe();
-      acc = e;
-    } else if (auto e = cap_->all_unwritten(*acc)) {
-      made_.writer->end(*acc);
-      acc = *e;
-    }
-    return end(acc);
+    metrics_error_ = intel_->metrics_error();
+    return end(intel_->finish());
   }
 
  private:
@@ -145,80 +133,41 @@ class live_rows {
            choice_->kind == output::writer_kind::chrome_json;
   }
 
-  // The Intel capture of `source()`, with the metric columns of
-  // --metrics/--set; a metric file that cannot be bound leaves the rows
-  // without metrics (finish() says why), as before any door's rows.
-  result<std::unique_ptr<intel::oa_capture>> open_intel(
-      const std::function<result<capture_source>()>& source) {
+  intel::open_options intel_options() const {
     intel::open_options o;
     if (metrics_file_) {
       o.metrics = metrics_file_;
       o.set = metric_set_;
     }
-    auto src = source();
-    if (!src) return src.error_value();
-    auto cap = intel::open(std::move(*src), o, tool_spelling);
-    if (!cap && o.metrics && cap.error_value().message.starts_with("--metrics: ")) {
-      metrics_error_ = cap.error_value();
-      o.metrics.reset();
-      o.set.clear();
-      src = source();
-      if (!src) return src.error_value();
-      cap = intel::open(std::move(*src), o, tool_spelling);
-    }
-    if (cap) {
-      for (const auto& d : (*cap)->dropped()) {
-        std::fprintf(stderr, "hwpc %s: --metrics: %s\n", cmd_.c_str(), d.c_str());
-      }
-    }
-    return cap;
+    return o;
   }
 
-  // A row of the live producer: the first opens the capture on the
-  // recording's head (everything before the row) and makes the writer.
-  void intel_row(row& r) {
-    if (head_failed_) return;
-    if (!cap_) {
-      const std::size_t cut = std::min<std::size_t>(r.offset, head_.size());
-      std::vector<std::byte> head(head_.begin(), head_.begin() + static_cast<std::ptrdiff_t>(cut));
-      auto cap =
-          open_intel([&]() -> result<capture_source> { return capture_source::own(head, path_); });
-      head_.clear();
-      head_.shrink_to_fit();
-      if (!cap) {
-        head_failed_ = true;  // finish() writes the rows from the file
-        metrics_error_.reset();
-        return;
-      }
-      cap_ = std::move(*cap);
-      made_ = output::make_writer(*choice_, out_, cap_->schema(), cap_->writer_parts(*choice_));
-      if (auto* m = cap_->metric_columns()) {
-        held_.emplace(*m, cap_->schema().counters.size(), *made_.writer);
-      }
-    }
-    if (held_) {
-      held_->add(r);
-    } else {
-      made_.writer->write(r);
+  // The metrics left out and why, before the rows (as decode says them).
+  void print_dropped(const intel::oa_capture& c) const {
+    for (const auto& d : c.dropped()) {
+      std::fprintf(stderr, "hwpc %s: --metrics: %s\n", cmd_.c_str(), d.c_str());
     }
   }
 
   // Every row of the finished recording, written by its capture.
   int write_file() {
-    auto cap = open_intel([&]() -> result<capture_source> {
-      auto s = capture_source::map(path_);
-      if (!s) {
-        error e = s.error_value();
-        e.message = e.describe();
-        return e;
-      }
-      return s;
-    });
+    metrics_error_.reset();
+    auto cap = live::open_intel_capture(
+        [&]() -> result<capture_source> {
+          auto s = capture_source::map(path_);
+          if (!s) {
+            error e = s.error_value();
+            e.message = e.describe();
+            return e;
+          }
+          return s;
+        },
+        intel_options(), tool_spelling, metrics_error_);
     if (!cap) return end(cap.error_value());
+    print_dropped(**cap);
     write_options w;
     w.choice = *choice_;
-    auto acc = (*cap)->write(w, out_);
-    return end(acc);
+    return end((*cap)->write(w, out_));
   }
 
   // The accounting on stderr, or the error (its message the whole line).
@@ -250,15 +199,8 @@ class live_rows {
   output::made_writer made_;
   std::optional<std::string> metrics_file_;
   std::string metric_set_;
-  // Intel: the recording's head until the capture is opened on it, the
-  // capture (its schema, parts and metric columns), the rows held a block
-  // at a time while their metrics are evaluated (flushed after every read).
-  std::vector<std::byte> head_;
-  std::unique_ptr<intel::oa_capture> cap_;
-  bool head_failed_ = false;
-  std::optional<pipeline::metric_rows> held_;
   std::optional<error> metrics_error_;
-  std::unique_ptr<live::intel_rows> intel_;
+  std::unique_ptr<live::intel_capture_rows> intel_;
   std::unique_ptr<live::mali_rows> mali_;
 };
 
