@@ -10,11 +10,14 @@
 // of an xe-perf recording, which has no incremental reader) is the capture
 // of the finished file, written as `hwpc decode FILE` writes it.
 //
-// Mali: the rows come from live/mali_rows.hpp as they are sampled.
+// Mali: the rows come from live/mali_rows.hpp as they are sampled, into
+// the writer whose parts (title, tracks) the capture `hwpc mali FILE` opens
+// gives, opened on the file's header.
 #pragma once
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -23,15 +26,16 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "cli.hpp"
 #include "hwpc/live/intel_capture_rows.hpp"
 #include "hwpc/live/mali_rows.hpp"
-#include "hwpc/mali/tracks.hpp"
 #include "hwpc/output/make_writer.hpp"
 #include "hwpc/output/summary.hpp"
 #include "hwpc/pipeline/capture.hpp"
 #include "hwpc/pipeline/intel_capture.hpp"
+#include "hwpc/pipeline/mali_capture.hpp"
 
 namespace hwpc::cli {
 
@@ -86,13 +90,18 @@ class live_rows {
     o.per_instance = choice_->kind == output::writer_kind::perfetto;  // as hwpc mali does
     mali_ = std::make_unique<live::mali_rows>(
         o,
-        [this](const row_schema& s, const mali::gpu_product& gpu) {
+        [this, o](const row_schema& s, const mali::gpu_product&) {
+          // The title and the trace's tracks are the capture's `hwpc mali
+          // FILE` opens, here on the file's header (the bytes so far).
+          mali::open_options mo;
+          mo.per_instance = o.per_instance;
+          head_.resize(std::min(head_.size(), mali::capture_header_bytes));
+          auto cap =
+              mali::open_capture(capture_source::own(std::move(head_), path_), mo, tool_spelling);
           output::writer_parts parts;
-          parts.title = "hwpc mali " + s.source + ": " + path_;
-          if (choice_->kind == output::writer_kind::perfetto) {
-            parts.tracks = mali::track_layout_of(gpu, s, mali_->row_options());
-            parts.vendor = "Arm";
-            parts.model = std::string(gpu.name);
+          if (cap) {
+            mali_cap_ = std::move(*cap);
+            parts = mali_cap_->writer_parts(*choice_);
           }
           made_ = output::make_writer(*choice_, out_, s, std::move(parts));
         },
@@ -106,7 +115,10 @@ class live_rows {
       (*intel_)(b);
       intel_->flush();
     }
-    if (mali_) (*mali_)(b);
+    if (mali_) {
+      if (!made_.writer) head_.insert(head_.end(), b.begin(), b.end());
+      (*mali_)(b);
+    }
     out_.flush();
     return true;
   }
@@ -201,6 +213,8 @@ class live_rows {
   std::string metric_set_;
   std::optional<error> metrics_error_;
   std::unique_ptr<live::intel_capture_rows> intel_;
+  std::vector<std::byte> head_;  // Mali: the bytes before the writer is made
+  std::unique_ptr<capture> mali_cap_;
   std::unique_ptr<live::mali_rows> mali_;
 };
 
