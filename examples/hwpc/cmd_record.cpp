@@ -34,7 +34,7 @@ const command_spec intel_spec{
     "hwpc record intel [--device PATH] (--metrics FILE.xml --set SYMBOL | --set-id N [--set "
     "NAME])\n"
     "                  [--format F] [--period T | --exponent E] [--duration T] [--ctx HANDLE]\n"
-    "                  --out FILE",
+    "                  --out FILE [--output csv|json|perfetto|chrome-json]",
     "Records the OA unit's reports into the recording IGT's recorder writes for the node's\n"
     "driver; `hwpc decode FILE` opens either. The driver is asked, not guessed: a node that\n"
     "answers DRM_IOCTL_XE_DEVICE_QUERY is the Xe driver's.\n"
@@ -54,7 +54,7 @@ const command_spec intel_spec{
     "op: its NOA, OA and FLEX registers) and removed when the recording ends. Ctrl-C or\n"
     "SIGTERM ends the recording with a complete file. Usage errors exit with 1; a device or\n"
     "kernel that refuses exits with 2 and says what to change (paranoid sysctl, CAP_PERFMON).",
-    {{"device", "PATH", "render node (default /dev/dri/renderD128)"},
+    {{"device", "PATH", "render node, i915 or Xe (default /dev/dri/renderD128)"},
      {"metrics", "FILE.xml", "Intel metric file (oa-<platform>.xml) that names the set"},
      {"set", "SYMBOL", "the set's symbol_name (with --metrics: its hw_config_guid is looked up)"},
      number_option("set-id", "N", "the kernel's config id of the set (instead of --metrics)"),
