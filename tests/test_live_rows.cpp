@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,14 +21,17 @@
 #include "hwpc/intel/recording_feed.hpp"
 #include "hwpc/intel/rows.hpp"
 #include "hwpc/live/i915_record.hpp"
+#include "hwpc/live/intel_capture_rows.hpp"
 #include "hwpc/live/intel_rows.hpp"
 #include "hwpc/live/kbase_record.hpp"
 #include "hwpc/live/mali_rows.hpp"
 #include "hwpc/live/sim/i915.hpp"
 #include "hwpc/live/sim/kbase.hpp"
 #include "hwpc/output/csv.hpp"
+#include "hwpc/output/make_writer.hpp"
 #include "hwpc/output/summary.hpp"
 #include "hwpc/output/text.hpp"
+#include "hwpc/pipeline/intel_capture.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
 
 namespace {
@@ -135,6 +139,123 @@ TEST(LiveRows, IntelRowsWhileRecordingAreTheFilesRows) {
   intel_same_rows(intel::platform::hsw, false);
   intel_same_rows(intel::platform::tgl, false);
   intel_same_rows(intel::platform::skl, true);
+}
+
+#ifndef HWPC_SHARED_DIR
+#define HWPC_SHARED_DIR ""
+#endif
+
+// The rows of the capture decode opens, while recording: live::intel_capture_rows
+// fed the recorder's bytes cut anywhere writes, with a metric set's columns,
+// what intel::open of the finished file writes (JSON: the title, the metric
+// group and the accounting too).
+TEST(LiveRows, IntelCaptureRowsAreTheFinishedCapturesRows) {
+#ifndef HWPC_HAVE_PUGIXML
+  GTEST_SKIP() << "the metric XML loader needs pugixml";
+#endif
+  const std::string xml = std::string(HWPC_SHARED_DIR) + "/data/intel-metrics/oa-hsw.xml";
+  if (!std::filesystem::exists(xml)) GTEST_SKIP() << "../shared is absent: " << xml;
+  sim::kernel k;
+  sim::i915_config cfg;
+  cfg.platform = intel::platform::hsw;
+  cfg.reports = 48;
+  cfg.seed = 5;
+  sim::add_i915(k, live::default_render_node, cfg);
+  live::i915_record_options o;
+  o.set_uuid = "11111111-2222-4333-8444-555555555555";
+  o.set_name = "RenderBasic";
+  o.exponent = 12;
+  o.poll_ms = 2;
+  intel::open_options io;
+  io.metrics = xml;
+  io.set = "RenderBasic";
+  auto choice = output::check_output("json", false, "interval", false);
+  ASSERT_TRUE(choice);
+  output::text_buffer live_out;
+  output::made_writer made;
+  live::intel_capture_rows feed(
+      io, "live.rec", [&](const intel::oa_capture& c) -> hwpc::row_writer& {
+        made = output::make_writer(*choice, live_out, c.schema(), c.writer_parts(*choice));
+        return *made.writer;
+      });
+  std::vector<std::byte> file;
+  std::size_t cut = 1;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(5000);
+  auto counts = live::record_i915(
+      k, o,
+      [&](std::span<const std::byte> b) {
+        file.insert(file.end(), b.begin(), b.end());
+        const bool ok = feed_cut(feed, b, cut);
+        feed.flush();
+        return ok;
+      },
+      [&] { return feed.totals().reports >= 40 || std::chrono::steady_clock::now() >= until; });
+  ASSERT_TRUE(counts) << counts.error_value().describe();
+  auto acc = feed.finish();
+  ASSERT_TRUE(acc) << acc.error_value().message;
+  ASSERT_NE(feed.capture(), nullptr);
+  EXPECT_FALSE(feed.metrics_error());
+  EXPECT_FALSE(feed.capture()->schema().metrics.empty());
+  made.writer->end(*acc);
+
+  auto whole = intel::open(hwpc::capture_source::own(file, "live.rec"), io, {});
+  ASSERT_TRUE(whole) << whole.error_value().message;
+  output::text_buffer file_out;
+  hwpc::write_options w;
+  w.choice = *choice;
+  auto file_acc = (*whole)->write(w, file_out);
+  ASSERT_TRUE(file_acc) << file_acc.error_value().message;
+  EXPECT_EQ(live_out.str(), file_out.str());
+  EXPECT_NE(live_out.str().find("GpuBusy"), std::string::npos);
+  EXPECT_EQ(output::describe(*acc), output::describe(*file_acc));
+}
+
+// A set the metric file lacks leaves the rows without metric columns, and says why.
+TEST(LiveRows, IntelCaptureRowsWithoutTheSetSayWhy) {
+#ifndef HWPC_HAVE_PUGIXML
+  GTEST_SKIP() << "the metric XML loader needs pugixml";
+#endif
+  const std::string xml = std::string(HWPC_SHARED_DIR) + "/data/intel-metrics/oa-hsw.xml";
+  if (!std::filesystem::exists(xml)) GTEST_SKIP() << "../shared is absent: " << xml;
+  sim::kernel k;
+  sim::i915_config cfg;
+  cfg.platform = intel::platform::hsw;
+  cfg.reports = 8;
+  sim::add_i915(k, live::default_render_node, cfg);
+  live::i915_record_options o;
+  o.set_uuid = "11111111-2222-4333-8444-555555555555";
+  o.set_name = "RenderBasic";
+  o.exponent = 12;
+  o.poll_ms = 2;
+  intel::open_options io;
+  io.metrics = xml;
+  io.set = "NoSuchSet";
+  auto choice = output::check_output("csv", false, "interval", false);
+  ASSERT_TRUE(choice);
+  output::text_buffer out;
+  output::made_writer made;
+  std::size_t rows_seen = 0;
+  live::intel_capture_rows feed(
+      io, "live.rec", [&](const intel::oa_capture& c) -> hwpc::row_writer& {
+        made = output::make_writer(*choice, out, c.schema(), c.writer_parts(*choice));
+        return *made.writer;
+      });
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(5000);
+  auto counts = live::record_i915(
+      k, o, [&](std::span<const std::byte> b) { return feed(b); },
+      [&] {
+        rows_seen = feed.totals().reports;
+        return rows_seen >= 4 || std::chrono::steady_clock::now() >= until;
+      });
+  ASSERT_TRUE(counts) << counts.error_value().describe();
+  ASSERT_TRUE(feed.finish());
+  ASSERT_NE(feed.capture(), nullptr);
+  EXPECT_TRUE(feed.capture()->schema().metrics.empty());
+  ASSERT_TRUE(feed.metrics_error());
+  EXPECT_NE(feed.metrics_error()->message.find("--metrics: "), std::string::npos)
+      << feed.metrics_error()->message;
+  EXPECT_NE(feed.metrics_error()->message.find("NoSuchSet"), std::string::npos)
+      << feed.metrics_error()->message;
 }
 
 // What the recorder writes, for the error cases below.

@@ -205,8 +205,8 @@ TEST_F(PipelineAdreno, UsageErrorsInBothSpellings) {
   };
   a::open_options bad_format;
   bad_format.format = "elf";
-  EXPECT_EQ(refused(bad_format, tool), "--format must be auto, rd, hex or bin, not 'elf'");
-  EXPECT_EQ(refused(bad_format, python), "format must be auto, rd, hex or bin, not 'elf'");
+  EXPECT_EQ(refused(bad_format, tool), "--format: expected auto, rd, hex or bin, not 'elf'");
+  EXPECT_EQ(refused(bad_format, python), "format: expected auto, rd, hex or bin, not 'elf'");
   a::open_options bad_gpu;
   bad_gpu.gpu = "a999x";
   EXPECT_EQ(refused(bad_gpu, tool).rfind("--gpu: 'a999x' is no Adreno hwpc knows", 0), 0u);

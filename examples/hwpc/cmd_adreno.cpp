@@ -59,11 +59,12 @@ const command_spec adreno_spec{
     {{"queries", "", "print only the recognised queries and counters"},
      {"gpu", "NAME|CHIP_ID", "the GPU whose names apply (hex and binary input name none)"},
      {"packets", "", "with --output csv|json: the packet listing as records"},
-     {"format", "FORMAT", "auto (default), rd, hex or bin"},
-     {"output", "csv|json|perfetto|chrome-json|html",
-      "write the query results as rows (html: hwpc report)"},
-     {"perfetto-layout", "gpu-counters|track-event",
-      "--output perfetto: GPU counter packets (default) or the older generic counter tracks"},
+     choice_option("format", "auto|rd|hex|bin", "the input's form (default auto)"),
+     choice_option("output", "csv|json|perfetto|chrome-json|html",
+                   "write the query results as rows (html: hwpc report)"),
+     choice_option(
+         "perfetto-layout", "gpu-counters|track-event",
+         "--output perfetto: GPU counter packets (default) or the older generic counter tracks"),
      {"summary", "", "one row: the results' totals"}},
     1,
     1};

@@ -44,8 +44,8 @@ const command_spec adreno_emulate_spec{
     "holds one submit in memory, and --truth then writes the packets, draws, IBs and\n"
     "submits a walk must find. docs/adreno.md, \"Emulator\".",
     {{"gpu", "NAME", "the GPU: an A5xx (default a530), an A6xx or an A7xx"},
-     {"rounds", "N", "query rounds (default 4, at most 100000)"},
-     {"seed", "S", "workload seed (default 1)"},
+     number_option("rounds", "N", "query rounds (default 4, at most 100000)"),
+     number_option("seed", "S", "workload seed (default 1)"),
      {"libwrap", "", "write Android libwrap's .rd dialect"},
      {"size", "BYTES", "write frames until the file holds BYTES (suffix K, M or G; at most 64G)"},
      {"out", "FILE", "the .rd capture to write"},
@@ -115,11 +115,11 @@ int cmd_adreno_emulate(const std::vector<std::string>& args) {
   const auto out = parsed->get("out");
   if (!out) return fail("adreno emulate", "--out is required", exit_usage);
   adreno::emulate_options o;
-  const auto rounds = parse_mali_number(parsed->get("rounds").value_or("4"));
+  const auto rounds = parse_number(parsed->get("rounds").value_or("4"));
   if (!rounds || *rounds < 1 || *rounds > 100000) {
     return fail("adreno emulate", "--rounds: a number from 1 to 100000", exit_usage);
   }
-  const auto seed = parse_mali_number(parsed->get("seed").value_or("1"));
+  const auto seed = parse_number(parsed->get("seed").value_or("1"));
   if (!seed) return fail("adreno emulate", "--seed: bad number", exit_usage);
   o.rounds = static_cast<std::uint32_t>(*rounds);
   o.seed = *seed;

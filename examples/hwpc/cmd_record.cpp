@@ -1,9 +1,10 @@
 // hwpc record: live capture from the kernel. `hwpc record intel` opens an
-// i915 perf OA stream and writes the recording IGT's i915-perf-recorder
-// writes; `hwpc record mali` opens a kbase kinstr_prfcnt session and writes
-// an hwpc Mali capture file. Both run until --duration or Ctrl-C/SIGTERM and
-// end with a complete file. The kernel work is the library's (hwpc/live/);
-// this file parses options and handles signals.
+// i915 perf OA stream or an Xe observation stream and writes the recording
+// IGT's i915-perf-recorder or xe-perf-recorder writes; `hwpc record mali`
+// opens a kbase kinstr_prfcnt session and writes an hwpc Mali capture file.
+// Both run until --duration or Ctrl-C/SIGTERM and end with a complete file.
+// The kernel work is the library's (hwpc/live/); this file parses options
+// and handles signals.
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -33,31 +34,42 @@ const command_spec intel_spec{
     "hwpc record intel [--device PATH] (--metrics FILE.xml --set SYMBOL | --set-id N [--set "
     "NAME])\n"
     "                  [--format F] [--period T | --exponent E] [--duration T] [--ctx HANDLE]\n"
-    "                  --out FILE",
-    "Opens an i915 perf OA stream (DRM_IOCTL_I915_PERF_OPEN: SAMPLE_OA, the metric set, the\n"
-    "report format and the sampling exponent; disabled at open, enabled once the file's\n"
-    "header is written) and writes the recording IGT's i915-perf-recorder writes: device\n"
-    "info, topology, CPU/GPU timestamp correlation points (at the start, every second and at\n"
-    "the end) and the stream's records, lost-report records included. `hwpc decode FILE`\n"
-    "opens it. The metric set is the kernel's (/sys/class/drm/card<N>/metrics/<guid>/id);\n"
-    "a set the kernel lacks is uploaded from --metrics (I915_PERF_ADD_CONFIG: its NOA, OA\n"
-    "and FLEX registers) and removed when the recording ends. Ctrl-C or SIGTERM ends the recording "
-    "with a complete file. Usage errors\n"
-    "exit with 1; a device or kernel that refuses exits with 2 and says what to change.",
-    {{"device", "PATH", "render node (default /dev/dri/renderD128)"},
+    "                  --out FILE [--output csv|json|perfetto|chrome-json]",
+    "Records the OA unit's reports into the recording IGT's recorder writes for the node's\n"
+    "driver; `hwpc decode FILE` opens either. The driver is asked, not guessed: a node that\n"
+    "answers DRM_IOCTL_XE_DEVICE_QUERY is the Xe driver's.\n"
+    "  i915: opens a perf OA stream (DRM_IOCTL_I915_PERF_OPEN: SAMPLE_OA, the metric set,\n"
+    "  the report format and the sampling exponent; disabled at open, enabled once the\n"
+    "  file's header is written) and writes i915-perf-recorder's layout: device info,\n"
+    "  topology, CPU/GPU timestamp correlation points (at the start, every second and at\n"
+    "  the end) and the stream's records, lost-report records included.\n"
+    "  Xe (Lunar Lake, Battlemage, Panther Lake; Gen12-MTL where Xe drives them): opens an\n"
+    "  observation stream (DRM_IOCTL_XE_OBSERVATION, OA unit 0: the metric set, the format,\n"
+    "  the period exponent; device facts from DRM_XE_DEVICE_QUERY) and writes\n"
+    "  xe-perf-recorder's layout; a read that fails with EIO is followed by the stream's\n"
+    "  status, written as a lost-report or lost-buffer record and named on stderr. The\n"
+    "  format defaults to PEC64u64 on Xe2/Xe3; --ctx is refused (Xe filters by exec queue).\n"
+    "The metric set is the kernel's (/sys/class/drm/card<N>/metrics/<guid>/id); a set the\n"
+    "kernel lacks is uploaded from --metrics (i915's I915_PERF_ADD_CONFIG, Xe's ADD_CONFIG\n"
+    "op: its NOA, OA and FLEX registers) and removed when the recording ends. Ctrl-C or\n"
+    "SIGTERM ends the recording with a complete file. Usage errors exit with 1; a device or\n"
+    "kernel that refuses exits with 2 and says what to change (paranoid sysctl, CAP_PERFMON).",
+    {{"device", "PATH", "render node, i915 or Xe (default /dev/dri/renderD128)"},
      {"metrics", "FILE.xml", "Intel metric file (oa-<platform>.xml) that names the set"},
      {"set", "SYMBOL", "the set's symbol_name (with --metrics: its hw_config_guid is looked up)"},
-     {"set-id", "N", "the kernel's config id of the set (instead of --metrics)"},
-     {"format", "F", "report format (default: the platform's A/B/C format; see hwpc formats)"},
+     number_option("set-id", "N", "the kernel's config id of the set (instead of --metrics)"),
+     {"format", "F",
+      "report format (default: the platform's A/B/C format, PEC64u64 on Xe2/Xe3; see hwpc "
+      "formats)"},
      {"period", "T", "sampling period, e.g. 1ms or 100us (the nearest exponent is used)"},
-     {"exponent", "E", "OA_EXPONENT: a report every 2^(E+1) OA timestamp ticks"},
+     number_option("exponent", "E", "OA_EXPONENT: a report every 2^(E+1) OA timestamp ticks"),
      {"duration", "T", "stop after T (e.g. 1s, 500ms); default: until Ctrl-C"},
-     {"ctx", "HANDLE", "only this GEM context (CTX_HANDLE)"},
+     number_option("ctx", "HANDLE", "only this GEM context (CTX_HANDLE; i915 only)"),
      {"out", "FILE", "the recording to write"},
-     {"output", "FMT",
-      "also print rows while recording, as `hwpc decode FILE` prints them: csv, json, "
-      "perfetto or chrome-json (with --metrics, the set's metric columns too; a trace is "
-      "written when the recording ends)"}},
+     choice_option("output", "csv|json|perfetto|chrome-json|html",
+                   "also print rows while recording, as `hwpc decode FILE` prints them (with "
+                   "--metrics, the set's metric columns too; a trace, and every row on the Xe "
+                   "driver, is written when the recording ends; html: record, then hwpc report)")},
     0,
     0};
 
@@ -75,9 +87,9 @@ const command_spec mali_spec{
      {"period", "T", "sampling period, e.g. 1ms (default 1ms)"},
      {"duration", "T", "stop after T (e.g. 1s); default: until Ctrl-C"},
      {"out", "FILE", "the capture file to write"},
-     {"output", "FMT",
-      "also print rows while recording, as `hwpc mali FILE` prints them: csv, json, perfetto "
-      "or chrome-json"}},
+     choice_option("output", "csv|json|perfetto|chrome-json|html",
+                   "also print rows while recording, as `hwpc mali FILE` prints them (html: "
+                   "record, then hwpc report)")},
     0,
     0};
 
@@ -149,8 +161,8 @@ int record_intel(const std::vector<std::string>& args) {
     return fail(cmd, "--metrics and --set-id both name the set: give one", exit_usage);
   }
   if (auto id = a->get("set-id")) {
-    auto n = parse_mali_number(*id);
-    if (!n || *n == 0) return fail(cmd, "--set-id needs a config id (1 or more)", exit_usage);
+    auto n = parse_number(*id);
+    if (!n || *n == 0) return fail(cmd, "--set-id: the kernel's config id (1 or more)", exit_usage);
     o.set_id = *n;
     o.set_name = a->get("set").value_or("");
   } else if (a->get("metrics")) {
@@ -170,7 +182,7 @@ int record_intel(const std::vector<std::string>& args) {
     return fail(cmd, "--period and --exponent both set the sampling period: give one", exit_usage);
   }
   if (auto e = a->get("exponent")) {
-    auto n = parse_mali_number(*e);
+    auto n = parse_number(*e);
     if (!n || *n > 31) return fail(cmd, "--exponent: 0..31 (the kernel's range)", exit_usage);
     o.exponent = static_cast<unsigned>(*n);
   } else {
@@ -180,8 +192,10 @@ int record_intel(const std::vector<std::string>& args) {
     o.period_ns = *ns;
   }
   if (auto c = a->get("ctx")) {
-    auto n = parse_mali_number(*c);
-    if (!n || *n > 0xffffffffu) return fail(cmd, "--ctx needs a GEM context handle", exit_usage);
+    auto n = parse_number(*c);
+    if (!n || *n > 0xffffffffu) {
+      return fail(cmd, "--ctx: a GEM context handle (32 bits)", exit_usage);
+    }
     o.ctx = static_cast<std::uint32_t>(*n);
   }
   auto rows = live_rows::check(*a, cmd, status);
@@ -189,20 +203,16 @@ int record_intel(const std::vector<std::string>& args) {
   auto stop = make_stopper(*a, cmd, status);
   if (!stop) return status;
   if (is_xe_device(o.device)) {
-    // The live row producers read the i915 recording's records; the xe-perf
-    // recording is decoded once written.
-    if (rows->wanted()) {
-      return fail(cmd,
-                  "--output while recording reads i915 recordings; on the Xe driver record with "
-                  "--out, then run `hwpc decode FILE`",
-                  exit_usage);
-    }
-    return record_intel_xe(o, *out, *stop);
+    // An xe-perf recording has no live reader: its rows are written from
+    // the file when the recording ends.
+    rows->start_intel(*out, false);
+    if (const int st = record_intel_xe(o, *out, *stop); st != exit_ok) return st;
+    return rows->finish();
   }
   std::FILE* f = std::fopen(out->c_str(), "wb");
   if (f == nullptr) return fail(cmd, "cannot write " + *out, exit_bad_input);
   file_sink file{f};
-  rows->start_intel(*out);
+  rows->start_intel(*out, true);
   auto sink = [&](std::span<const std::byte> b) { return file(b) && rows->take(b); };
   auto counts = live::record_i915(live::real_kernel(), o, sink, *stop);
   const bool closed = std::fclose(f) == 0;
@@ -264,8 +274,8 @@ int cmd_record(const std::vector<std::string>& args) {
     std::printf(
         "usage: hwpc record intel [options] --out FILE\n"
         "       hwpc record mali [options] --out FILE\n\n"
-        "Live capture from the kernel: an i915 perf OA stream into an IGT recording, or an Arm\n"
-        "kbase kinstr_prfcnt session into an hwpc Mali capture file. See\n"
+        "Live capture from the kernel: an i915 perf or Xe observation OA stream into an IGT\n"
+        "recording, or an Arm kbase kinstr_prfcnt session into an hwpc Mali capture file. See\n"
         "`hwpc record intel --help`, `hwpc record mali --help` and docs/record.md.\n");
     return exit_ok;
   }

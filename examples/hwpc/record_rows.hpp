@@ -1,24 +1,25 @@
 // hwpc record --output: the rows of the recording, printed while it is
 // recorded, as `hwpc decode FILE` (Intel) or `hwpc mali FILE` (Mali) print
-// them once it is written. The rows come from the library's live row
-// producers (live/intel_rows.hpp, live/mali_rows.hpp) fed with the bytes the
-// recorder writes; the writers are make_writer's, the option is checked by
-// check_output like every other door's.
+// them once it is written. This door checks the option (check_output, as
+// every other door) and chooses the writer; the rest is the library's.
 //
-// With --metrics/--set (Intel), the rows carry the set's metric columns, as
-// `hwpc decode FILE --metrics` gives them: the columns are made at the first
-// row, once DEVICE_INFO and DEVICE_TOPOLOGY have come (the device the
-// formulas read), and the rows pass through pipeline::metric_rows.
+// Intel on i915: live::intel_capture_rows, whose columns, writer parts and
+// metric columns are those of the capture `hwpc decode` opens. What can only
+// be written once the recording has ended (a trace, which places each
+// interval on the CPU clock through the last correlation point; every row
+// of an xe-perf recording, which has no incremental reader) is the capture
+// of the finished file, written as `hwpc decode FILE` writes it.
 //
-// Intel traces (perfetto, chrome-json) place each interval on the CPU clock
-// through the recording's correlation points, the last of which is taken
-// when the recording ends: those two are written then, from the file, by the
-// same row producer. Everything else streams, flushed after every read.
+// Mali: the rows come from live/mali_rows.hpp as they are sampled, into
+// the writer whose parts (title, tracks) the capture `hwpc mali FILE` opens
+// gives, opened on the file's header.
 #pragma once
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -28,17 +29,13 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "hwpc/intel/recording.hpp"
-#include "hwpc/intel/time_correlation.hpp"
-#include "hwpc/live/intel_rows.hpp"
+#include "hwpc/live/intel_capture_rows.hpp"
 #include "hwpc/live/mali_rows.hpp"
-#include "hwpc/mali/tracks.hpp"
-#include "hwpc/metrics/intel_device.hpp"
 #include "hwpc/output/make_writer.hpp"
 #include "hwpc/output/summary.hpp"
-#include "hwpc/pipeline/mapped_file.hpp"
-#include "hwpc/pipeline/metric_columns.hpp"
-#include "hwpc/pipeline/metric_rows.hpp"
+#include "hwpc/pipeline/capture.hpp"
+#include "hwpc/pipeline/intel_capture.hpp"
+#include "hwpc/pipeline/mali_capture.hpp"
 
 namespace hwpc::cli {
 
@@ -72,12 +69,18 @@ class live_rows {
   // Whether --output asked for rows.
   bool wanted() const noexcept { return choice_.has_value(); }
 
-  void start_intel(const std::string& path) {
+  // An Intel recording into `path`; `live`: its records can be read as they
+  // come (i915), else its rows are written from the file when it ends (Xe).
+  void start_intel(const std::string& path, bool live) {
     if (!choice_) return;
     path_ = path;
-    const bool trace = is_trace();
-    // A trace waits for the last correlation point: it is written in finish().
-    intel_ = make_intel(trace ? nullptr : &*choice_, nullptr);
+    if (!live || is_trace()) return;  // finish() writes the rows from the file
+    intel_ = std::make_unique<live::intel_capture_rows>(
+        intel_options(), path, [this](const intel::oa_capture& c) -> row_writer& {
+          print_dropped(c);
+          made_ = output::make_writer(*choice_, out_, c.schema(), c.writer_parts(*choice_));
+          return *made_.writer;
+        });
   }
 
   void start_mali(const std::string& path) {
@@ -87,13 +90,18 @@ class live_rows {
     o.per_instance = choice_->kind == output::writer_kind::perfetto;  // as hwpc mali does
     mali_ = std::make_unique<live::mali_rows>(
         o,
-        [this](const row_schema& s, const mali::gpu_product& gpu) {
+        [this, o](const row_schema& s, const mali::gpu_product&) {
+          // The title and the trace's tracks are the capture's `hwpc mali
+          // FILE` opens, here on the file's header (the bytes so far).
+          mali::open_options mo;
+          mo.per_instance = o.per_instance;
+          head_.resize(std::min(head_.size(), mali::capture_header_bytes));
+          auto cap =
+              mali::open_capture(capture_source::own(std::move(head_), path_), mo, tool_spelling);
           output::writer_parts parts;
-          parts.title = "hwpc mali " + s.source + ": " + path_;
-          if (choice_->kind == output::writer_kind::perfetto) {
-            parts.tracks = mali::track_layout_of(gpu, s, mali_->row_options());
-            parts.vendor = "Arm";
-            parts.model = std::string(gpu.name);
+          if (cap) {
+            mali_cap_ = std::move(*cap);
+            parts = mali_cap_->writer_parts(*choice_);
           }
           made_ = output::make_writer(*choice_, out_, s, std::move(parts));
         },
@@ -103,46 +111,28 @@ class live_rows {
   // The next bytes the recorder writes. Bad bytes stop the rows, not the
   // recording (finish() reports them).
   bool take(std::span<const std::byte> b) {
-    // Until the metric columns are made, the recording's first records are
-    // kept: they give the device the formulas read.
-    if (intel_ && metrics_file_ && !is_trace() && !made_.writer) {
-      head_.insert(head_.end(), b.begin(), b.end());
+    if (intel_) {
+      (*intel_)(b);
+      intel_->flush();
     }
-    if (intel_) (*intel_)(b);
-    if (mali_) (*mali_)(b);
-    if (held_) held_->flush();
+    if (mali_) {
+      if (!made_.writer) head_.insert(head_.end(), b.begin(), b.end());
+      (*mali_)(b);
+    }
     out_.flush();
     return true;
   }
 
-  // The end: the rows' end (a trace's rows for Intel), the accounting on
-  // stderr when something did not become a row.
+  // The end: the rows' end (or all of them, from the file), the accounting
+  // on stderr when something did not become a row.
   int finish() {
     if (!choice_) return exit_ok;
-    result<accounting> acc = accounting{};
-    if (mali_) {
-      acc = mali_->finish();
-    } else if (intel_) {
-      acc = intel_->finish();
-      if (acc && is_trace()) acc = write_intel_trace();
-      if (acc && want_ && !made_.writer) start_metric_writer(intel_->feed().consumed());
-      if (held_) held_->flush();
-    }
-    if (!acc) {
-      out_.flush();
-      return fail(cmd_, "--output: " + path_ + ": " + acc.error_value().describe(), exit_bad_input);
-    }
-    if (made_.writer) made_.writer->end(*acc);
-    out_.flush();
-    if (acc->anything_dropped()) {
-      std::fprintf(stderr, "hwpc %s: %s: %s\n", cmd_.c_str(), path_.c_str(),
-                   output::describe(*acc).c_str());
-    }
-    if (metrics_error_) {
-      return fail(cmd_, "--metrics: " + metrics_error_->describe() + " (the rows have no metrics)",
-                  exit_bad_input);
-    }
-    return exit_ok;
+    if (mali_) return end(mali_->finish());
+    // A trace, an Xe recording, a recording without a row yet (or whose
+    // head the capture could not read): the finished file, as decode writes it.
+    if (!intel_ || !made_.writer) return write_file();
+    metrics_error_ = intel_->metrics_error();
+    return end(intel_->finish());
   }
 
  private:
@@ -155,118 +145,76 @@ class live_rows {
            choice_->kind == output::writer_kind::chrome_json;
   }
 
-  // Rows into a writer of `choice` (none: the rows are only checked), on
-  // `time` for a trace.
-  std::unique_ptr<live::intel_rows> make_intel(const output::output_choice* choice,
-                                               const intel::time_correlation* time) {
-    live::intel_rows::schema_fn on_schema;
-    if (choice != nullptr) {
-      on_schema = [this, choice, time](const row_schema& s, const intel::recording_feed& f) {
-        if (metrics_file_) {
-          // The metric columns need the topology, which follows DEVICE_INFO:
-          // the writer is made at the first row (or the end).
-          want_ = writer_wish{choice, time, &f, s};
-          return;
-        }
-        make_intel_writer(*choice, time, f, s);
-      };
+  intel::open_options intel_options() const {
+    intel::open_options o;
+    if (metrics_file_) {
+      o.metrics = metrics_file_;
+      o.set = metric_set_;
     }
-    return std::make_unique<live::intel_rows>(std::move(on_schema), [this](row& r) {
-      if (want_ && !made_.writer) start_metric_writer(r.offset);
-      if (held_) {
-        held_->add(r);
-      } else if (made_.writer) {
-        made_.writer->write(r);
-      }
-    });
+    return o;
   }
 
-  void make_intel_writer(const output::output_choice& choice, const intel::time_correlation* time,
-                         const intel::recording_feed& f, const row_schema& s) {
-    output::writer_parts parts;
-    if (time != nullptr && !time->empty()) {
-      parts.to_ns = [time](std::uint64_t ticks) { return time->to_cpu(ticks).ns; };
-      parts.correlation = output::perfetto::clock_pairs(time->points(), f.timestamp_frequency());
+  // The metrics left out and why, before the rows (as decode says them).
+  void print_dropped(const intel::oa_capture& c) const {
+    for (const auto& d : c.dropped()) {
+      std::fprintf(stderr, "hwpc %s: --metrics: %s\n", cmd_.c_str(), d.c_str());
     }
-    parts.title = "hwpc " + std::string(intel::name_of(f.device_platform())) + " " +
-                  std::string(f.format().name) + ": " + path_;
-    parts.vendor = "Intel";
-    parts.model = std::string(intel::name_of(f.device_platform()));
-    parts.metric_group = metric_set_;
-    made_ = output::make_writer(choice, out_, s, std::move(parts));
   }
 
-  // The writer with the metric columns of --metrics/--set, computed as
-  // `hwpc decode FILE --metrics` computes them: on the device the
-  // recording's first `cut` bytes describe (DEVICE_INFO, DEVICE_TOPOLOGY).
-  void start_metric_writer(std::size_t cut) {
-    const writer_wish& w = *want_;
-    const byte_span head = head_view_.empty() ? byte_span(head_.data(), head_.size()) : head_view_;
-    auto rec = intel::recording::make(head.first(std::min(cut, head.size())));
-    metrics::intel_device dev =
-        rec ? metrics::device_of(*rec) : metrics::device_of(w.feed->device_platform());
-    if (dev.timestamp_frequency_hz == 0) dev.timestamp_frequency_hz = w.feed->timestamp_frequency();
-    schema_ = w.schema;
-    auto m = pipeline::load_metric_columns(*metrics_file_, metric_set_, schema_,
-                                           metrics::to_device_values(dev));
-    if (m) {
-      for (const auto& d : m->dropped()) {
-        std::fprintf(stderr, "hwpc %s: --metrics: %s\n", cmd_.c_str(),
-                     metrics::describe(d).c_str());
-      }
-      columns_.emplace(std::move(*m));
-      schema_.metrics = columns_->columns();
-    } else {
-      metrics_error_ = m.error_value();
-    }
-    make_intel_writer(*w.choice, w.time, *w.feed, schema_);
-    if (columns_) held_.emplace(*columns_, schema_.counters.size(), *made_.writer);
-    head_.clear();
-    head_.shrink_to_fit();
+  // Every row of the finished recording, written by its capture.
+  int write_file() {
+    metrics_error_.reset();
+    auto cap = live::open_intel_capture(
+        [&]() -> result<capture_source> {
+          auto s = capture_source::map(path_);
+          if (!s) {
+            error e = s.error_value();
+            e.message = e.describe();
+            return e;
+          }
+          return s;
+        },
+        intel_options(), tool_spelling, metrics_error_);
+    if (!cap) return end(cap.error_value());
+    print_dropped(**cap);
+    write_options w;
+    w.choice = *choice_;
+    return end((*cap)->write(w, out_));
   }
 
-  // The trace of the finished recording, through the same row producer, on
-  // the clock of all its correlation points.
-  result<accounting> write_intel_trace() {
-    auto time = intel_->feed().time();
-    if (!time) return time.error_value();
-    time_ = std::move(*time);
-    auto file = pipeline::mapped_file::open(path_);
-    if (!file) return file.error_value();
-    reread_.emplace(std::move(*file));
-    head_view_ = reread_->bytes();
-    auto again = make_intel(&*choice_, &time_);
-    (*again)(reread_->bytes());
-    auto acc = again->finish();
-    intel_ = std::move(again);
-    return acc;
+  // The accounting on stderr, or the error (its message the whole line).
+  int end(const result<accounting>& acc) {
+    out_.flush();
+    if (!acc) {
+      const error& e = acc.error_value();
+      const std::string line = mali_ ? path_ + ": " + e.describe() : e.message;
+      return fail(cmd_, "--output: " + line, exit_bad_input);
+    }
+    if (made_.writer) made_.writer->end(*acc);
+    out_.flush();
+    if (acc->anything_dropped()) {
+      std::fprintf(stderr, "hwpc %s: %s: %s\n", cmd_.c_str(), path_.c_str(),
+                   output::describe(*acc).c_str());
+    }
+    if (metrics_error_) {
+      return fail(cmd_, metrics_error_->message + " (the rows have no metrics)", exit_bad_input);
+    }
+    return exit_ok;
   }
+
+  static inline const pipeline::spelling tool_spelling{pipeline::door::tool};
 
   std::string cmd_;
   std::string path_;
   std::optional<output::output_choice> choice_;
   output::text_buffer out_{stdout};
   output::made_writer made_;
-  intel::time_correlation time_;
-  // --metrics/--set (Intel): the columns, and the rows held a block at a
-  // time while their metrics are evaluated (flushed after every read).
-  struct writer_wish {
-    const output::output_choice* choice;
-    const intel::time_correlation* time;
-    const intel::recording_feed* feed;
-    row_schema schema;
-  };
   std::optional<std::string> metrics_file_;
   std::string metric_set_;
-  std::optional<writer_wish> want_;
-  std::vector<std::byte> head_;
-  std::optional<pipeline::mapped_file> reread_;  // the file, when the trace rereads it
-  byte_span head_view_;
-  row_schema schema_;
-  std::optional<metrics::row_metrics> columns_;
-  std::optional<pipeline::metric_rows> held_;
   std::optional<error> metrics_error_;
-  std::unique_ptr<live::intel_rows> intel_;
+  std::unique_ptr<live::intel_capture_rows> intel_;
+  std::vector<std::byte> head_;  // Mali: the bytes before the writer is made
+  std::unique_ptr<capture> mali_cap_;
   std::unique_ptr<live::mali_rows> mali_;
 };
 

@@ -86,9 +86,11 @@ def intel_record(*, device: Optional[str] = None, metrics: Optional[PathLike] = 
     default: until ``stop()`` or the end of the ``with`` block). ``ctx``: one
     GEM context. ``out``: also write the recording ``hwpc decode`` reads.
 
-    Batches hold the counter columns of ``hwpc decode`` (no metric columns:
-    hwpc.intel.decode(out, metrics=..., set=...) computes them from the
-    file). Usage errors raise ``ValueError``; refusals ``OSError``.
+    Batches hold the columns hwpc.intel.decode gives for the file: with
+    ``metrics`` and ``set``, the set's metric columns too, on the device the
+    recording describes (as ``hwpc.intel.decode(out, metrics=..., set=...)``;
+    with ``set_id``, counters only). Usage errors raise ``ValueError``;
+    refusals ``OSError``.
     """
     opts = {
         "device": device, "metrics": None if metrics is None else os.fspath(metrics),

@@ -1,8 +1,9 @@
 // hwpc.intel.record / hwpc.mali.record: a live session (the library's
 // live::record_i915 / live::record_mali, the tool's `hwpc record`) run on a
-// thread of its own, its rows made as the bytes arrive by the live row
-// producers (live/intel_rows.hpp, live/mali_rows.hpp) into the columns
-// hwpc.intel.decode / hwpc.mali.decode fill (columns.hpp). Python takes the
+// thread of its own, its rows made as the bytes arrive by the library's
+// live row producers (live/intel_capture_rows.hpp: the rows, columns and
+// metric columns of the capture hwpc.intel.decode opens; live/mali_rows.hpp)
+// into the columns hwpc.intel.decode / hwpc.mali.decode fill (columns.hpp). Python takes the
 // rows gathered so far as one batch at a time; stopping (the duration, or
 // leaving the `with` block) ends the session as Ctrl-C ends the tool's:
 // the reports still in the kernel's buffer are read, the file (when asked
@@ -15,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,7 +27,7 @@
 
 #include "columns.hpp"
 #include "hwpc/live/i915_record.hpp"
-#include "hwpc/live/intel_rows.hpp"
+#include "hwpc/live/intel_capture_rows.hpp"
 #include "hwpc/live/kbase_record.hpp"
 #include "hwpc/live/mali_rows.hpp"
 #include "hwpc/live/record_set.hpp"
@@ -172,6 +174,8 @@ class session {
       io_.set_name = set.value_or("");
     } else if (metrics) {
       if (!set) throw usage_failure("metrics needs set (the set's symbol name)");
+      metrics_ = *metrics;
+      set_ = *set;
       if (auto ok = live::set_from_metrics(io_, *metrics, *set); !ok) {
         error e = ok.error_value();
         pipeline::say_where_metric_files_come_from(e);
@@ -227,9 +231,27 @@ class session {
     std::string failure;
     accounting acc;
     if (intel_) {
-      live::intel_rows rows(
-          [this](const row_schema& s, const intel::recording_feed&) { set_schema(s); },
-          [&](row& r) { on_row(r); });
+      // The rows reach the current batch through `to_batch`; the capture
+      // opened on the recording's head gives their columns (metric columns
+      // too with metrics=/set=), as hwpc.intel.decode's of the file.
+      struct forward final : row_writer {
+        std::function<void(const row&)> to;
+        void write(const row& r) override { to(r); }
+        void end(const accounting&) override {}
+      } to_batch;
+      to_batch.to = on_row;
+      intel::open_options opened;
+      if (metrics_) {
+        opened.metrics = metrics_;
+        opened.set = set_;
+      }
+      live::intel_capture_rows rows(
+          opened, out_path_.empty() ? std::string("(live recording)") : out_path_,
+          [&](const intel::oa_capture& c) -> row_writer& {
+            set_schema(c.schema());
+            return to_batch;
+          },
+          pipeline::spelling{pipeline::door::python});
       auto write = [&](std::span<const std::byte> b) { return take(b, rows); };
       auto c = live::record_i915(live::real_kernel(), io_, write, stop);
       if (!c) {
@@ -242,8 +264,11 @@ class session {
       }
       if (failure.empty()) {
         auto a = rows.finish();
-        if (!a) failure = "the recording's rows: " + a.error_value().describe();
+        if (!a) failure = "the recording's rows: " + a.error_value().message;
         if (a) acc = *a;
+        if (a && rows.metrics_error()) {
+          failure = rows.metrics_error()->message + " (the rows have no metrics)";
+        }
       }
     } else {
       live::mali_rows rows(
@@ -278,6 +303,7 @@ class session {
   bool take(std::span<const std::byte> b, Rows& rows) {
     if (file_ != nullptr && std::fwrite(b.data(), 1, b.size(), file_) != b.size()) return false;
     rows(b);
+    if constexpr (requires { rows.flush(); }) rows.flush();  // rows held for their metrics
     std::lock_guard lock(m_);
     bytes_ += b.size();
     so_far_ = rows.totals();
@@ -294,6 +320,8 @@ class session {
 
   bool intel_;
   live::i915_record_options io_;
+  std::optional<std::string> metrics_;  // metrics=: the rows' metric columns
+  std::string set_;
   live::mali_record_options mo_;
   live::mali_rows_options mro_;
   std::string out_path_;

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import hwpc
+from conftest import shared_file
 
 SHIM = Path(hwpc.__file__).resolve().parents[2] / "libhwpc_kernel_shim.so"
 
@@ -38,10 +39,16 @@ try:
 except (OSError, ValueError) as e:
     print(json.dumps({"error": type(e).__name__, "message": str(e)}))
     sys.exit(0)
-whole = decode(out, per_instance=True) if kw.get("per_instance") else decode(out)
+if kw.get("per_instance"):
+    whole = decode(out, per_instance=True)
+elif kw.get("metrics"):
+    whole = decode(out, metrics=kw["metrics"], set=kw["set"])
+else:
+    whole = decode(out)
 result["batches"] = len(batches)
 result["rows"] = sum(len(b) for b in batches)
 result["file_rows"] = len(whole)
+result["columns"] = list(whole.columns)
 result["columns_equal"] = all(list(b.columns) == list(whole.columns) for b in batches)
 diff = []
 for name in whole.columns:
@@ -85,6 +92,16 @@ def test_intel_batches_are_the_files_rows(tmp_path):
                   duration=0.3)
     same_rows(res)
     assert res["counts"]["done"] and res["counts"]["samples"] == res["accounting"]["reports"]
+
+
+def test_intel_metric_columns_are_decodes(tmp_path):
+    # The batches carry the set's metric columns, computed on the recording's
+    # device as hwpc.intel.decode(out, metrics=..., set=...) computes them.
+    xml = shared_file("intel-metrics", "oa-hsw.xml")
+    res = shimmed("intel:hsw", "intel", tmp_path, metrics=xml, set="RenderBasic",
+                  period=0.001, duration=0.3)
+    same_rows(res)
+    assert "GpuBusy" in res["columns"], res
 
 
 def test_intel_overflow_gives_loss_rows(tmp_path):

@@ -43,7 +43,8 @@ struct open_options {
 // The options alone; the GPU `gpu` names (null without one).
 inline result<const device*> check(const open_options& o, const pipeline::spelling& sp) {
   if (o.format != "auto" && o.format != "rd" && o.format != "hex" && o.format != "bin") {
-    return usage_error(sp.option("format") + " must be auto, rd, hex or bin, not '" + o.format +
+    // Worded as the tool's option parser words a choice (cli.hpp).
+    return usage_error(sp.option("format") + ": expected auto, rd, hex or bin, not '" + o.format +
                        "'");
   }
   if (!o.gpu) return static_cast<const device*>(nullptr);

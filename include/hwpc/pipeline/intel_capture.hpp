@@ -69,6 +69,10 @@ class oa_capture final : public capture {
   const std::vector<std::string>& dropped() const noexcept { return dropped_; }
   // The accounting of the last write, also when it ended in an error.
   const std::optional<accounting>& written() const noexcept { return written_; }
+  // The metric columns bound to this capture's device (null without
+  // metrics): a door that feeds rows of its own through
+  // pipeline::metric_rows (the recorder's live rows) fills the same cells.
+  metrics::row_metrics* metric_columns() noexcept { return metrics_.get(); }
 
   result<accounting> write_rows(row_writer& w) override { return drive(w, true); }
   // The rows without their metric cells: for sinks that total the counters
