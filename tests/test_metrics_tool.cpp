@@ -137,7 +137,9 @@ TEST_F(MetricsTool, ArithmeticOptionChoosesTheQuotient) {
   EXPECT_NE(igt, mdapi);
   auto bad = run("decode --metrics " + xml + " --set P --arithmetic exact");
   EXPECT_NE(bad.status, 0);
-  EXPECT_NE(bad.out.find("--arithmetic must be mdapi or igt"), std::string::npos) << bad.out;
+  // A typed choice of the tool's parser (cli.hpp), worded as for hwpc eval --arithmetic.
+  EXPECT_NE(bad.out.find("--arithmetic: expected mdapi or igt, not 'exact'"), std::string::npos)
+      << bad.out;
 }
 
 // --definitions on an Xe2 set metrics-discovery also defines (docs/expressions.md, "Where

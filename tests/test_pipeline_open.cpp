@@ -1,17 +1,23 @@
 // The library's pipeline steps: identify() names what the bytes prove (and
 // says why nothing when they prove nothing), and the Mali options are checked
 // in one place with usage errors of their own category (errc::usage), worded
-// in each door's spelling of the options.
+// in each door's spelling of the options. hwpc::open's vendor rule
+// (pipeline/open.hpp) branch by branch, and `hwpc decode` on a Mali and an
+// Adreno capture printing what `hwpc mali` and `hwpc adreno --output csv` print.
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/pipeline/identify.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
+#include "hwpc/pipeline/open.hpp"
+#include "tool_runner.hpp"
 
 namespace {
 
@@ -103,6 +109,182 @@ TEST(PipelineMaliOpen, CoreIndexOnVinstrAndAMissingGpuAreRefused) {
   EXPECT_EQ(opened->reader, "kinstr");
   EXPECT_TRUE(opened->rows.losses);
   EXPECT_FALSE(opened->metrics.has_value());
+}
+
+// The vendor rule of pipeline/open.hpp, one branch at a time, on identities
+// made by hand (what identify() would say) so each branch is reached alone.
+using hwpc::pipeline::door;
+
+hwpc::identity said(hwpc::vendor v, std::string why = "the bytes") {
+  hwpc::identity id;
+  id.vendor = v;
+  id.why = std::move(why);
+  return id;
+}
+
+hwpc::vendor chosen(const hwpc::identity& id, const hwpc::open_options& o, door d = door::tool) {
+  auto v = hwpc::choose_vendor(id, "f.bin", o, {d});
+  EXPECT_TRUE(v) << v.error_value().message;
+  return v ? *v : hwpc::vendor::unknown;
+}
+
+std::string refused(const hwpc::identity& id, const hwpc::open_options& o, door d) {
+  auto v = hwpc::choose_vendor(id, "f.bin", o, {d});
+  EXPECT_FALSE(v);
+  if (v) return {};
+  EXPECT_TRUE(hwpc::is_usage(v.error_value()));
+  return v.error_value().message;
+}
+
+TEST(PipelineOpenVendorRule, TheUsersVendorComesFirst) {
+  hwpc::open_options o;
+  o.vendor = hwpc::vendor::adreno;  // over a Mali magic number
+  EXPECT_EQ(chosen(said(hwpc::vendor::mali), o), hwpc::vendor::adreno);
+  o.vendor = hwpc::vendor::intel;
+  o.intel.platform = "hsw";
+  EXPECT_EQ(chosen(said(hwpc::vendor::adreno), o), hwpc::vendor::intel);
+}
+
+TEST(PipelineOpenVendorRule, AMagicNumberBeatsTheOptions) {
+  hwpc::open_options o;
+  o.format = "hex";  // an Adreno format name: rule 3, after the magic
+  o.mali.reader = "kinstr";
+  EXPECT_EQ(chosen(said(hwpc::vendor::intel), hwpc::open_options{}), hwpc::vendor::intel);
+  hwpc::open_options m;
+  m.mali.reader = "kinstr";
+  EXPECT_EQ(chosen(said(hwpc::vendor::mali), m), hwpc::vendor::mali);
+  // ...and the options that contradict it are refused, in each door's words.
+  EXPECT_NE(refused(said(hwpc::vendor::intel), o, door::tool)
+                .find("--reader is not an option for Intel captures (f.bin is intel: the bytes)"),
+            std::string::npos);
+  EXPECT_NE(refused(said(hwpc::vendor::intel), o, door::python)
+                .find("reader is not an option for Intel captures"),
+            std::string::npos);
+}
+
+TEST(PipelineOpenVendorRule, AdrenoFormatNamesThenMaliOptionsThenWeakAdreno) {
+  const hwpc::identity unknown = said(hwpc::vendor::unknown);
+  for (const char* f : {"auto", "rd", "hex", "bin"}) {
+    hwpc::open_options o;
+    o.format = f;
+    o.gpu = "a530";  // the GPU is shared: it does not make the capture Mali's
+    EXPECT_EQ(chosen(unknown, o), hwpc::vendor::adreno) << f;
+  }
+  hwpc::open_options mali;
+  mali.gpu = "G72";
+  EXPECT_EQ(chosen(unknown, mali), hwpc::vendor::mali);
+  hwpc::open_options bare;
+  bare.mali.l2_slices = 1;
+  EXPECT_EQ(chosen(said(hwpc::vendor::adreno), bare), hwpc::vendor::mali);
+  // .rd sections, gzip or hex text: Adreno, unless an Intel-only option says Intel.
+  EXPECT_EQ(chosen(said(hwpc::vendor::adreno), hwpc::open_options{}), hwpc::vendor::adreno);
+  hwpc::open_options intel;
+  intel.intel.platform = "hsw";
+  EXPECT_EQ(chosen(said(hwpc::vendor::adreno), intel), hwpc::vendor::intel);
+  hwpc::open_options named_format;
+  named_format.format = "A45_B8_C8";  // an Intel format name is an Intel-only option
+  EXPECT_EQ(chosen(said(hwpc::vendor::adreno), named_format), hwpc::vendor::intel);
+}
+
+TEST(PipelineOpenVendorRule, IntelNeedsItsPlatformAndFormatOrSaysEveryWayOut) {
+  const hwpc::identity unknown = said(hwpc::vendor::unknown, "no header hwpc knows");
+  hwpc::open_options o;
+  const std::string tool = refused(unknown, o, door::tool);
+  EXPECT_EQ(tool.rfind("f.bin: cannot tell what the capture is: --platform and --format are "
+                       "required",
+                       0),
+            0u)
+      << tool;
+  EXPECT_NE(tool.find("no header hwpc knows"), std::string::npos) << tool;
+  EXPECT_NE(refused(unknown, o, door::python).find("platform and format are required"),
+            std::string::npos);
+  o.intel.platform = "hsw";
+  o.format = "A45_B8_C8";
+  EXPECT_EQ(chosen(unknown, o), hwpc::vendor::intel);
+  hwpc::open_options rec;
+  rec.intel.input_kind = "recording";
+  EXPECT_EQ(chosen(unknown, rec), hwpc::vendor::intel);
+}
+
+TEST(PipelineOpenVendorRule, AnotherVendorsOptionsAreRefused) {
+  hwpc::open_options o;
+  o.intel.context = 1;
+  const std::string tool = refused(said(hwpc::vendor::mali, "magic"), o, door::tool);
+  EXPECT_EQ(tool.rfind("--context is not an option for Mali captures (f.bin is mali: magic; ", 0),
+            0u)
+      << tool;
+  EXPECT_NE(tool.find("--device-var"), std::string::npos) << tool;
+  EXPECT_NE(tool.find("are Intel OA options"), std::string::npos) << tool;
+  const std::string py = refused(said(hwpc::vendor::mali, "magic"), o, door::python);
+  EXPECT_EQ(py.rfind("context is not an option for Mali captures", 0), 0u) << py;
+  EXPECT_NE(py.find("device_vars"), std::string::npos) << py;
+  // Adreno takes the GPU but none of Mali's layout options; Mali takes no format.
+  hwpc::open_options a;
+  a.vendor = hwpc::vendor::adreno;
+  a.gpu = "a530";
+  EXPECT_EQ(chosen(said(hwpc::vendor::unknown), a), hwpc::vendor::adreno);
+  a.mali.core_mask = 0xf;
+  EXPECT_EQ(refused(said(hwpc::vendor::unknown), a, door::tool)
+                .rfind("--core-mask is not an option for Adreno captures (--vendor", 0),
+            0u);
+  hwpc::open_options m;
+  m.vendor = hwpc::vendor::mali;
+  m.format = "rd";
+  EXPECT_EQ(refused(said(hwpc::vendor::unknown), m, door::python)
+                .rfind("format is not an option for Mali captures (vendor", 0),
+            0u);
+}
+
+TEST(PipelineOpen, OpensTheVendorTheRulePicks) {
+  using hwpc::capture_source;
+  const auto rd = dwords({13, 4, 530});  // one RD_GPU_ID section
+  auto a = hwpc::open(capture_source::borrow(rd, "a.rd"), {}, {door::tool});
+  ASSERT_TRUE(a) << a.error_value().message;
+  EXPECT_EQ((*a)->vendor(), hwpc::vendor::adreno);
+  const auto raw = dwords({0, 0xffffffffu, 0x12345678u, 0});
+  auto none = hwpc::open(capture_source::borrow(raw, "r.bin"), {}, {door::python});
+  ASSERT_FALSE(none);
+  EXPECT_TRUE(hwpc::is_usage(none.error_value()));
+  hwpc::open_options g;
+  g.vendor = hwpc::vendor::mali;
+  g.gpu = "no-such-gpu";
+  auto bad_gpu = hwpc::open(capture_source::borrow(raw, "r.bin"), g, {door::tool});
+  ASSERT_FALSE(bad_gpu);
+  EXPECT_TRUE(hwpc::is_usage(bad_gpu.error_value()));
+  EXPECT_EQ(bad_gpu.error_value().message.rfind("--gpu: ", 0), 0u);
+}
+
+class PipelineOpenTool : public hwpc::testing::tool_test {};
+
+// `hwpc decode FILE` goes through hwpc::open in the same process and prints
+// the same bytes as the vendor's own command, stdout and stderr.
+TEST_F(PipelineOpenTool, DecodeOfMaliAndAdrenoPrintsTheirCommandsBytes) {
+  using hwpc::testing::run_tool;
+  const std::string mali = (dir_ / "m.hwpcmali").string();
+  const std::string rd = (dir_ / "a.rd").string();
+  ASSERT_EQ(
+      run_tool("mali emulate --gpu G72 --l2-slices 1 --core-mask 0xf --samples 12 --out " + mali)
+          .status,
+      0);
+  ASSERT_EQ(run_tool("adreno emulate --gpu a630 --out " + rd).status, 0);
+  for (const std::string extra : {"", " --output json", " --summary", " --output chrome-json"}) {
+    const auto d = run_tool("decode " + mali + extra);
+    const auto m = run_tool("mali " + mali + extra);
+    EXPECT_EQ(d.status, 0) << extra;
+    EXPECT_FALSE(d.out.empty());
+    EXPECT_EQ(d.out, m.out) << extra;
+    const auto da = run_tool("decode " + rd + extra);
+    const auto a = run_tool("adreno " + rd + (extra.empty() ? " --output csv" : extra));
+    EXPECT_EQ(da.status, a.status) << extra;
+    EXPECT_FALSE(da.out.empty()) << extra;
+    EXPECT_EQ(da.out, a.out) << extra;
+  }
+  const auto refused = run_tool("decode " + mali + " --context 1");
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.out.find("are Intel OA options"), std::string::npos) << refused.out;
+  const auto fleet = run_tool("decode " + rd + " " + rd + " --output perfetto");
+  EXPECT_EQ(fleet.status, 1);
+  EXPECT_NE(fleet.out.find("write this one alone"), std::string::npos) << fleet.out;
 }
 
 }  // namespace

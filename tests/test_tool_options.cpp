@@ -55,7 +55,14 @@ const option_case cases[] = {
     // decode: combinations it cannot honour
     {"decode", "{rec} --summary --output perfetto", 1, "drop --summary"},
     {"decode", "{rec} --perfetto-layout track-event", 1, "goes with --output perfetto"},
-    {"decode", "{rec} --output perfetto --perfetto-layout json", 1, "gpu-counters (default)"},
+    {"decode", "{rec} --output perfetto --perfetto-layout json", 1,
+     "--perfetto-layout: expected gpu-counters or track-event, not 'json'"},
+    {"decode", "{rec} --output xml", 1,
+     "--output: expected csv, json, perfetto, chrome-json or html, not 'xml'"},
+    {"decode", "{raw} --input-kind pipe", 1,
+     "--input-kind: expected raw, i915-stream, xe-stream or recording, not 'pipe'"},
+    {"decode", "{rec} --metrics {xml} --set RenderBasic --arithmetic exact", 1,
+     "--arithmetic: expected mdapi or igt, not 'exact'"},
     {"decode", "{rec} {rec}", 1, "several FILEs make one trace"},
     {"decode", "{rec} {rec} --output perfetto --perfetto-layout track-event", 1,
      "several FILEs make one trace"},
@@ -73,7 +80,7 @@ const option_case cases[] = {
      "GpuBusy"},
     {"decode", "{rec} --definitions file", 1, "it needs --metrics"},
     {"decode", "{rec} --metrics {xml} --set RenderBasic --definitions igt", 1,
-     "must be file, mdapi or newer, not 'igt'"},
+     "--definitions: expected file, mdapi or newer, not 'igt'"},
     {"decode", "{rec} --metrics {xml} --set RenderBasic --arithmetic igt --definitions mdapi", 1,
      "--definitions mdapi takes metrics-discovery's formulas"},
     // a metric file that is not there: where Intel's files come from
@@ -233,6 +240,14 @@ const option_case cases[] = {
     // Hex dword text is Adreno's (identify(), as for hwpc decode): it names no GPU.
     {"report", "{hex} -o {dir}/a.html", 1, "query rows need one: give --gpu"},
     {"report", "{rd} -o {dir}/a.html --platform hsw", 1, "--platform and --format are required"},
+    {"report", "{rec} -o {dir}/r.html --vendor arm", 1,
+     "--vendor: expected intel, mali or adreno, not 'arm'"},
+    {"report", "{malibin} -o {dir}/m.html --gpu G72 --l2-slices two --core-mask 0xf", 1,
+     "--l2-slices: expected a number"},
+    {"report", "{mali} -o {dir}/m.html --reader perf", 1,
+     "--reader: expected vinstr or kinstr, not 'perf'"},
+    {"report", "{mali} -o {dir}/m.html --context 1", 1, "are Intel OA options"},
+    {"report", "{raw} -o {dir}/r.html", 1, "cannot tell what the capture is"},
 };
 
 class ToolOptions : public hwpc::testing::tool_test {};

@@ -15,11 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "capture_door.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/output/make_writer.hpp"
 #include "hwpc/pipeline/adreno_capture.hpp"
 #include "hwpc/pipeline/adreno_packets.hpp"
+#include "options_adreno.hpp"
 #include "output.hpp"
 
 namespace hwpc::cli {
@@ -69,50 +71,13 @@ const command_spec adreno_spec{
     1,
     1};
 
-constexpr std::size_t max_issues_shown = 50;
-
-// Prints issues and notes as they come, the first 50 of each.
-struct issue_printer {
-  std::string path;
-  std::size_t shown = 0, notes = 0;
-  void operator()(const error& e, bool note) {
-    std::size_t& n = note ? notes : shown;
-    if (++n <= max_issues_shown) {
-      std::fprintf(stderr, "hwpc adreno: %s: %s%s\n", path.c_str(), note ? "note: " : "",
-                   e.describe().c_str());
-    }
-  }
-};
-
-int partial(const std::string& path, std::size_t issues, std::uint64_t skipped) {
-  std::fprintf(stderr,
-               "hwpc adreno: %s: %zu problem%s (%llu bytes skipped); the output above is "
-               "partial\n",
-               path.c_str(), issues, issues == 1 ? "" : "s",
-               static_cast<unsigned long long>(skipped));
-  return exit_bad_input;
-}
-
-// The library's error for `path`: usage (exit 1) or bad input (exit 2).
-int failed(const std::string& path, const error& e) {
-  if (is_usage(e)) return fail("adreno", path + ": " + e.message, exit_usage);
-  return fail("adreno", path + ": " + e.describe(), exit_bad_input);
-}
-
 // --output / --summary: the query results as rows through the shared writers.
 int write_rows(capture_source src, const adreno::open_options& opts, const write_options& wo) {
   const std::string path = src.name();
-  auto c = adreno::query_capture::open(std::move(src), opts, pipeline::spelling{});
-  if (!c) return failed(path, c.error_value());
-  for (const std::string& w : (*c)->warnings()) {
-    std::fprintf(stderr, "hwpc adreno: %s: note: %s\n", path.c_str(), w.c_str());
-  }
+  auto c = adreno::open_capture(std::move(src), opts, pipeline::spelling{});
+  if (!c) return capture_fail(vendor::adreno, path, c.error_value());
   output::text_buffer out(stdout);
-  auto acc = (*c)->write(wo, out);
-  out.flush();
-  if (!acc) return fail("adreno", path + ": " + acc.error_value().describe(), exit_bad_input);
-  const adreno::rows_done& d = (*c)->done();
-  return d.issues != 0 ? partial(path, d.issues, d.walk.skipped_bytes) : exit_ok;
+  return write_capture(**c, path, wo, out);
 }
 
 // The listing: text lines, --queries lines, or --packets records.
@@ -120,7 +85,7 @@ int list(capture_source src, const adreno::open_options& opts, bool queries,
          std::optional<adreno::listing_writer::format> records) {
   const std::string path = src.name();
   auto in = adreno::capture_input::open(std::move(src), opts, pipeline::spelling{});
-  if (!in) return failed(path, in.error_value());
+  if (!in) return capture_fail(vendor::adreno, path, in.error_value());
   const adreno::device* gpu = in->gpu();
   if (gpu == nullptr && queries) {
     return fail("adreno",
@@ -147,7 +112,7 @@ int list(capture_source src, const adreno::open_options& opts, bool queries,
     }
   }
   adreno::text_listing sink(out, !queries, gpu != nullptr ? gpu->gen : adreno::generation::unknown,
-                            issue_printer{path}, writer ? &*writer : nullptr);
+                            adreno_issue_printer{path}, writer ? &*writer : nullptr);
   auto stats = adreno::walk_packets(*in, sink);
   if (!stats) return fail("adreno", path + ": " + stats.error_value().describe(), exit_bad_input);
   if (writer) writer->end();
@@ -156,7 +121,7 @@ int list(capture_source src, const adreno::open_options& opts, bool queries,
     std::fprintf(stderr, "hwpc adreno: %s: note: %llu zero dwords of padding skipped\n",
                  path.c_str(), static_cast<unsigned long long>(stats->padding_dwords));
   }
-  return sink.issues() != 0 ? partial(path, sink.issues(), stats->skipped_bytes) : exit_ok;
+  return sink.issues() != 0 ? adreno_partial(path, sink.issues(), stats->skipped_bytes) : exit_ok;
 }
 
 }  // namespace
@@ -169,8 +134,7 @@ int cmd_adreno(const std::vector<std::string>& args) {
   auto parsed = parse(adreno_spec, args, status);
   if (!parsed) return status;
   const std::string& path = parsed->positional.front();
-  adreno::open_options opts;
-  opts.format = parsed->get("format").value_or("auto");
+  adreno::open_options opts = read_adreno_options(*parsed);
   const pipeline::spelling sp;
   if (auto f = adreno::check(adreno::open_options{opts.format, {}, {}}, sp); !f) {
     return fail("adreno", f.error_value().message, exit_usage);
@@ -203,14 +167,13 @@ int cmd_adreno(const std::vector<std::string>& args) {
     return fail("adreno", "--queries is the listing's; --output and --summary write rows",
                 exit_usage);
   }
-  opts.gpu = parsed->get("gpu");
   if (auto g = adreno::check(opts, sp); !g) {
     return fail("adreno", g.error_value().message, exit_usage);
   }
   auto src = capture_source::map(path);
   if (!src) return fail("adreno", src.error_value().message, exit_bad_input);
   if (rows) {
-    opts.on_issue = issue_printer{path};
+    opts.on_issue = adreno_issue_printer{path};
     return write_rows(std::move(*src), opts, wo);
   }
   std::optional<adreno::listing_writer::format> records;

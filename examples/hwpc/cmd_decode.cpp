@@ -5,8 +5,9 @@
 //
 // The pipeline is the library's (pipeline/intel_capture.hpp): this door
 // parses the options, opens the capture, writes it, and maps errors to exit
-// statuses (a usage error 1, bad input 2). A Mali or Adreno capture is handed
-// to its own command.
+// statuses (a usage error 1, bad input 2). A Mali or Adreno FILE is opened the
+// same way (hwpc::open, pipeline/open.hpp: one vendor rule for every door) and
+// prints what hwpc mali FILE / hwpc adreno FILE --output csv print.
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,14 +16,12 @@
 #include <utility>
 #include <vector>
 
+#include "capture_door.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
-#include "hwpc/output/summary.hpp"
-#include "hwpc/pipeline/identify.hpp"
-#include "hwpc/pipeline/intel_capture.hpp"
 #include "hwpc/pipeline/intel_default_capture.hpp"
-#include "hwpc/pipeline/mapped_file.hpp"
-#include "hwpc/pipeline/metric_columns.hpp"
+#include "hwpc/pipeline/open.hpp"
+#include "options_intel.hpp"
 #include "progress.hpp"
 
 namespace hwpc::cli {
@@ -87,17 +86,19 @@ const command_spec decode_spec{
       "platform: snb ivb vlv hsw bdw chv skl bxt kbl glk cfl cnl icl ehl tgl rkl adl dg1 dg2 mtl "
       "lnl bmg ptl"},
      {"format", "F", "report format name or alias (see `hwpc formats --platform P`)"},
-     {"input-kind", "KIND",
-      "raw (back-to-back reports; the default), i915-stream (perf read() records), "
-      "xe-stream (Xe OA read() data) or recording (i915-perf-recorder file; detected without "
-      "the flag)"},
+     choice_option(
+         "input-kind", "raw|i915-stream|xe-stream|recording",
+         "raw (back-to-back reports; the default), i915-stream (perf read() records), "
+         "xe-stream (Xe OA read() data) or recording (i915-perf-recorder file; detected without "
+         "the flag)"),
      {"xe-loss", "OFFSET:STATUS",
       "xe-stream: a failed read() at byte OFFSET with drm_xe_oa_stream_status bits STATUS", true},
      {"unverified-layouts", "", "decode Xe layouts that are inferred, not read in any source"},
-     {"output", "FMT", "csv (default), json, perfetto (native trace), chrome-json or html"},
-     {"perfetto-layout", "LAYOUT",
-      "--output perfetto: gpu-counters (default; GPU counter packets) or track-event (the older "
-      "generic counter tracks)"},
+     choice_option("output", "csv|json|perfetto|chrome-json|html",
+                   "csv (default), json, perfetto (native trace), chrome-json or html"),
+     choice_option("perfetto-layout", "gpu-counters|track-event",
+                   "--output perfetto: gpu-counters (default; GPU counter packets) or "
+                   "track-event (the older generic counter tracks)"),
      {"summary", "", "print the totals over the capture as one row"},
      {"context", "ID", "keep only intervals that ran in this context (decimal or 0x hex; Gen8+)"},
      {"threads", "N", "threads for --summary of raw input (default: every core)"},
@@ -107,14 +108,15 @@ const command_spec decode_spec{
       "metric set of --metrics to compute (e.g. RenderBasic; a recording names its own)"},
      {"device-var", "NAME=VALUE", "a device variable for the formulas (e.g. EuCoresTotalCount=24)",
       true},
-     {"arithmetic", "mdapi|igt",
-      "--metrics: integer products and quotients used as doubles: exact, as Intel's "
-      "metrics-discovery (default), or truncated, as IGT (see docs/expressions.md)"},
-     {"definitions", "file|mdapi|newer",
-      "--metrics: a set metrics-discovery also defines computes from the file's formulas, from "
-      "metrics-discovery's where they compute what the file's do (default), or from "
-      "metrics-discovery's everywhere, adding the metrics only it defines; mdapi and newer "
-      "need --arithmetic mdapi, the arithmetic of those formulas (see docs/expressions.md)"}},
+     choice_option("arithmetic", "mdapi|igt",
+                   "--metrics: integer products and quotients used as doubles: exact, as Intel's "
+                   "metrics-discovery (default), or truncated, as IGT (see docs/expressions.md)"),
+     choice_option(
+         "definitions", "file|mdapi|newer",
+         "--metrics: a set metrics-discovery also defines computes from the file's formulas, from "
+         "metrics-discovery's where they compute what the file's do (default), or from "
+         "metrics-discovery's everywhere, adding the metrics only it defines; mdapi and newer "
+         "need --arithmetic mdapi, the arithmetic of those formulas (see docs/expressions.md)")},
     0,
     1024};
 
@@ -122,8 +124,7 @@ const pipeline::spelling tool_spelling{pipeline::door::tool};
 
 // What the door reads beyond the library's options: the output and the FILEs.
 struct decode_options {
-  intel::open_options open;
-  std::string output = "csv";
+  hwpc::open_options open;       // Intel's options and the format: hwpc::open picks the vendor
   output::output_choice choice;  // --output and --summary, checked
   output::perfetto::trace_layout layout = output::perfetto::trace_layout::gpu_counters;
   std::vector<std::string> files;  // none: the embedded default capture; several: one trace
@@ -131,35 +132,19 @@ struct decode_options {
 
 int usage(const std::string& message) { return fail("decode", message, exit_usage); }
 
-// The library's errors carry the whole line (pipeline/intel_capture.hpp).
-int library_fail(const error& e) {
-  return fail("decode", e.message, is_usage(e) ? exit_usage : exit_bad_input);
-}
-
 // The text of the options, parsed; the library checks what they mean.
 int read_options(const parsed_args& a, decode_options& o) {
-  intel::open_options& io = o.open;
-  io.platform = a.get("platform");
-  io.format = a.get("format");
-  io.input_kind = a.get("input-kind");
-  if (auto out = a.get("output")) o.output = *out;
+  intel::open_options& io = o.open.intel;
+  if (auto bad = read_intel_options(a, io)) return usage(*bad);
+  o.open.format = io.format;
   io.summary = a.has("summary");
   // The one check of the output options every command shares (output/make_writer.hpp).
-  auto choice =
-      output::check_output(o.output, io.summary, "interval", ::isatty(STDOUT_FILENO) != 0);
+  auto choice = output::check_output(a.get("output").value_or("csv"), io.summary, "interval",
+                                     ::isatty(STDOUT_FILENO) != 0);
   if (!choice) return usage(choice.error_value().message);
   o.choice = *choice;
-  if (auto ctx = a.get("context")) {
-    io.context = intel::parse_format_number(*ctx);  // decimal or 0x hex
-    if (!io.context) return usage("--context needs a 32-bit number, not '" + *ctx + "'");
-  }
-  if (auto t = a.get("threads")) {
-    const auto n = intel::parse_format_number(*t);
-    if (!n || *n == 0 || *n > 1024) {
-      return usage("--threads needs a number from 1 to 1024, not '" + *t + "'");
-    }
-    io.threads = *n;
-  }
+  // A Mali trace has a track per L2 slice and shader core (as hwpc mali's).
+  o.open.mali.per_instance = choice->kind == output::writer_kind::perfetto && !choice->summary;
   o.files = a.positional;
   if (auto l = a.get("perfetto-layout")) {
     auto v = output::check_perfetto_layout(o.choice, *l);
@@ -172,92 +157,55 @@ int read_options(const parsed_args& a, decode_options& o) {
         "several FILEs make one trace: they need --output perfetto (gpu-counters layout, no "
         "--summary); decode one FILE at a time otherwise");
   }
-  io.metrics = a.get("metrics");
-  io.set = a.get("set").value_or("");
-  io.arithmetic = a.get("arithmetic");
-  io.definitions = a.get("definitions");
-  for (const auto& dv : a.all("device-var")) {
-    auto v = pipeline::parse_device_var(dv);
-    if (!v && io.metrics)
-      return usage("--device-var needs NAME=VALUE with a number, not '" + dv + "'");
-    // Without --metrics the library refuses every --device-var, well formed or not.
-    io.device_vars[v ? v->first : dv] = v ? v->second : expr::value{};
+  // Every check of the Intel options and their combinations is the library's
+  // (an Adreno format name leaves them to the vendor rule of pipeline/open.hpp).
+  if (!o.open.format || !is_adreno_format(*o.open.format)) {
+    if (auto c = intel::check(io, tool_spelling); !c) {
+      return capture_fail(vendor::intel, "", c.error_value());
+    }
   }
-  io.unverified_layouts = a.has("unverified-layouts");
-  for (const auto& l : a.all("xe-loss")) {
-    const auto loss = intel::parse_xe_loss(l);
-    if (!loss) return usage("--xe-loss needs OFFSET:STATUS (numbers), not '" + l + "'");
-    io.xe_losses.push_back(*loss);
-  }
-  // Every check of the options and their combinations is the library's.
-  if (auto c = intel::check(io, tool_spelling); !c) return library_fail(c.error_value());
   return exit_ok;
 }
 
-// A capture of another vendor, found by the library's identify()
-// (pipeline/identify.hpp): its own command reads it, with the options every
-// vendor shares (--output, --summary). Null when FILE is Intel's (or unreadable).
-std::optional<int> other_vendor(const decode_options& o, const std::string& file,
-                                const parsed_args& a, bool in_fleet) {
-  const intel::open_options& io = o.open;
-  if (file.empty() || io.platform || io.format || io.input_kind) return std::nullopt;
-  auto f = pipeline::mapped_file::open(file);
-  if (!f) return std::nullopt;
-  const identity id = identify(f->bytes());
-  if (id.vendor != vendor::mali && id.vendor != vendor::adreno) return std::nullopt;
-  if (io.metrics || io.context || io.threads != 0 || !io.device_vars.empty() ||
-      io.unverified_layouts || !io.xe_losses.empty() || a.has("arithmetic") ||
-      a.has("definitions")) {
-    return usage(file + " is " + std::string(to_string(id.vendor)) + " (" + id.why +
-                 "): --metrics, --set, --device-var, --arithmetic, --definitions, --context, "
-                 "--threads, --unverified-layouts and --xe-loss are Intel OA options");
-  }
-  if (in_fleet) {
-    return usage(file + " is " + std::string(to_string(id.vendor)) +
-                 ": a trace of several FILEs holds Intel OA captures; write this one alone");
-  }
-  std::vector<std::string> args{file, "--output", o.output};
-  if (io.summary) args.emplace_back("--summary");
-  if (auto l = a.get("perfetto-layout")) {
-    args.emplace_back("--perfetto-layout");
-    args.emplace_back(*l);
-  }
-  return id.vendor == vendor::mali ? cmd_mali(args) : cmd_adreno(args);
-}
-
-int decode_one(const decode_options& o, const std::string& file, const parsed_args& a,
+// FILE (empty: the embedded default capture) opened by hwpc::open, whichever
+// vendor's it is (pipeline/open.hpp), and written.
+int decode_one(const decode_options& o, const std::string& file,
                output::perfetto::fleet_writer* fleet) {
-  if (auto st = other_vendor(o, file, a, fleet != nullptr)) return *st;
-  intel::open_options io = o.open;
+  hwpc::open_options opts = o.open;
   std::optional<capture_source> src;
+  vendor chosen = vendor::intel;
   if (file.empty()) {
-    auto d = intel::make_default_capture(std::move(io), tool_spelling);
-    if (!d) return library_fail(d.error_value());
+    auto d = intel::make_default_capture(std::move(opts.intel), tool_spelling);
+    if (!d) return capture_fail(vendor::intel, file, d.error_value());
     src.emplace(std::move(d->source));
-    io = std::move(d->options);
+    opts.intel = std::move(d->options);
+    opts.format = opts.intel.format;
+    opts.vendor = vendor::intel;
   } else {
     auto m = capture_source::map(file);
     if (!m) {
       // Options the user got wrong are reported before an unreadable input.
-      if (auto u = intel::check_unreadable(io, tool_spelling)) return library_fail(*u);
+      if (auto u = intel::check_unreadable(opts.intel, tool_spelling)) {
+        return capture_fail(vendor::intel, file, *u);
+      }
       return fail("decode", m.error_value().message, exit_bad_input);
     }
     src.emplace(std::move(*m));
+    auto v = choose_vendor(identify(src->bytes()), file, opts, tool_spelling);
+    if (!v) return usage(v.error_value().message);
+    chosen = *v;
+    if (*v != vendor::intel && fleet != nullptr) {
+      return usage(file + " is " + std::string(to_string(*v)) +
+                   ": a trace of several FILEs holds Intel OA captures; write this one alone");
+    }
   }
   progress bar(src->bytes().size());
-  io.progress = [&bar](std::size_t offset) { bar.update(offset); };
-  auto cap = intel::open(std::move(*src), std::move(io), tool_spelling);
-  if (!cap) return library_fail(cap.error_value());
-  for (const std::string& w : (*cap)->warnings()) fail("decode", w, exit_ok);
+  opts.intel.progress = [&bar](std::size_t offset) { bar.update(offset); };
+  auto cap = hwpc::open(std::move(*src), opts, tool_spelling);
+  if (!cap) return capture_fail(chosen, file, cap.error_value());
   output::text_buffer out(stdout);
-  const auto acc = (*cap)->write(write_options{o.choice, o.layout, fleet}, out);
-  bar.finish();
-  out.flush();
-  if (const auto& w = (*cap)->written(); w && w->anything_dropped()) {
-    const std::string name = file.empty() ? "(default capture)" : file;
-    fail("decode", name + ": " + output::describe(*w), exit_ok);
-  }
-  return acc ? exit_ok : library_fail(acc.error_value());
+  return write_capture(**cap, file, write_options{o.choice, o.layout, fleet}, out,
+                       [&bar] { bar.finish(); });
 }
 
 }  // namespace
@@ -268,13 +216,12 @@ int cmd_decode(const std::vector<std::string>& args) {
   if (!parsed) return status;
   decode_options o;
   if (const int st = read_options(*parsed, o); st != exit_ok) return st;
-  if (o.files.size() <= 1)
-    return decode_one(o, o.files.empty() ? "" : o.files[0], *parsed, nullptr);
+  if (o.files.size() <= 1) return decode_one(o, o.files.empty() ? "" : o.files[0], nullptr);
   // A fleet: each FILE decoded as alone, into one trace (read_options has
   // refused every other output).
   output::perfetto::fleet_writer fleet;
   for (const std::string& f : o.files) {
-    if (const int st = decode_one(o, f, *parsed, &fleet); st != exit_ok) return st;
+    if (const int st = decode_one(o, f, &fleet); st != exit_ok) return st;
   }
   return exit_ok;
 }

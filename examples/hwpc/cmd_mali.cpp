@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "capture_door.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
 #include "hwpc/mali.hpp"
@@ -24,6 +25,8 @@
 #include "hwpc/pipeline/capture.hpp"
 #include "hwpc/pipeline/mali_capture.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
+#include "hwpc/pipeline/open.hpp"
+#include "options_mali.hpp"
 
 namespace hwpc::cli {
 
@@ -130,35 +133,24 @@ int cmd_mali(const std::vector<std::string>& args) {
   // (pipeline/mali_open.hpp) checks them, and takes from a capture file's
   // header what they leave out.
   mali::open_options mo;
+  read_mali_options(*parsed, mo);
+  const pipeline::spelling sp{pipeline::door::tool};
   if (const auto text = parsed->get("gpu")) {
-    const auto gpu = mali::find_gpu(*text);
-    if (!gpu) return fail("mali", "--gpu: " + gpu.error_value().describe(), exit_usage);
+    const auto gpu = mali_gpu(*text, sp);
+    if (!gpu) return capture_fail(vendor::mali, "", gpu.error_value());
     mo.gpu = *gpu;
   }
-  mo.reader = parsed->get("reader");
-  mo.core_index = parsed->get("core-index");
-  mo.l2_slices = parsed->number("l2-slices");
-  mo.core_mask = parsed->number("core-mask");
-  mo.bus_width_bits = parsed->number("bus-width-bits");
-  mo.max_clock_mhz = parsed->number("max-clock-mhz");
-  mo.derived = parsed->get("derived");
-  mo.counters_only = parsed->has("counters-only");
-  mo.names = parsed->get("names");
-  const pipeline::spelling sp{pipeline::door::tool};
-  const auto library_fail = [](const std::string& where, const error& e) {
-    if (is_usage(e)) return fail("mali", e.message, exit_usage);
-    return fail("mali", where + e.describe(), exit_bad_input);
-  };
-  if (auto ok = mali::check(mo, sp); !ok) return library_fail("", ok.error_value());
+  const auto library_fail = [](const error& e) { return capture_fail(vendor::mali, "", e); };
+  if (auto ok = mali::check(mo, sp); !ok) return library_fail(ok.error_value());
   write_options wo;
   const auto choice =
       output::check_output(parsed->get("output").value_or("csv"), parsed->has("summary"), "sample",
                            ::isatty(STDOUT_FILENO) != 0);
-  if (!choice) return library_fail("", choice.error_value());
+  if (!choice) return library_fail(choice.error_value());
   wo.choice = *choice;
   if (auto l = parsed->get("perfetto-layout")) {
     auto v = output::check_perfetto_layout(*choice, *l);
-    if (!v) return library_fail("", v.error_value());
+    if (!v) return library_fail(v.error_value());
     wo.layout = *v;
   }
   // A trace has a track per L2 slice and shader core.
@@ -169,16 +161,9 @@ int cmd_mali(const std::vector<std::string>& args) {
   auto source = capture_source::map(path);
   if (!source) return fail("mali", source.error_value().describe(), exit_bad_input);
   auto cap = mali::open_capture(std::move(*source), mo, sp);
-  if (!cap) return library_fail(path + ": ", cap.error_value());
+  if (!cap) return capture_fail(vendor::mali, path, cap.error_value());
   output::text_buffer out(stdout);
-  const auto acc = (*cap)->write(wo, out);
-  out.flush();  // the rows before an error stay printed
-  // Physics findings after the rows, on stderr: the first few, then how many.
-  for (const std::string& line : mali::plausibility_lines(*mali::mali_side(**cap), 20, sp)) {
-    std::fprintf(stderr, "hwpc mali: warning: %s\n", line.c_str());
-  }
-  if (!acc) return fail("mali", path + ": " + acc.error_value().describe(), exit_bad_input);
-  return exit_ok;
+  return write_capture(**cap, path, wo, out);
 }
 
 }  // namespace hwpc::cli

@@ -1,40 +1,30 @@
 // hwpc report: one self-contained HTML file of a capture (facts, charts,
 // totals; output/html/report_writer.hpp), for every vendor.
 //
-// The report is the `--output html` writer of the command that reads the
-// capture: `hwpc decode` for Intel (every input kind, the default capture
-// without CAPTURE), `hwpc mali` for Mali, `hwpc adreno` for Adreno. This
-// command picks the vendor, checks that the options belong to it, and runs
-// that command with its standard output sent to a temporary file beside
-// REPORT.html, which is renamed into place only when the command succeeded
-// (no half-written report is ever left under the name asked for).
-#include <algorithm>
+// The report is the `--output html` writer of the capture hwpc::open opens
+// (pipeline/open.hpp: the vendor rule of hwpc decode and hwpc.decode), with
+// the options of the vendor's own command (options_*.hpp, shared with hwpc
+// decode, hwpc mali and hwpc adreno). The page is written into a temporary
+// file beside REPORT.html, renamed into place only when the whole capture
+// was written (no half-written report is ever left under the name asked for).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <span>
+#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "capture_door.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
-#include "hwpc/pipeline/identify.hpp"
-#include "hwpc/pipeline/mapped_file.hpp"
+#include "hwpc/pipeline/intel_default_capture.hpp"
+#include "hwpc/pipeline/open.hpp"
+#include "options_intel.hpp"
+#include "options_mali.hpp"
 
 namespace hwpc::cli {
 
 namespace {
-
-// The options each vendor's command takes (forwarded as given).
-constexpr std::string_view intel_options[] = {
-    "platform", "format", "input-kind", "xe-loss",    "unverified-layouts", "context",
-    "metrics",  "set",    "device-var", "arithmetic", "definitions"};
-constexpr std::string_view mali_options[] = {"gpu",       "reader",       "l2-slices",
-                                             "core-mask", "core-index",   "bus-width-bits",
-                                             "derived",   "counters-only"};
-constexpr std::string_view adreno_options[] = {"format", "gpu"};
 
 const command_spec report_spec{
     "report",
@@ -61,58 +51,69 @@ const command_spec report_spec{
     "-o - writes the page to standard output. Exit statuses are those of decode, mali and\n"
     "adreno: 1 for usage errors, 2 for bad input (no file is left then).",
     {{"out", "FILE", "the HTML file to write (also -o FILE; - for standard output)"},
-     {"vendor", "intel|mali|adreno",
-      "the capture's vendor (default: from the file and the options)"},
+     choice_option("vendor", "intel|mali|adreno",
+                   "the capture's vendor (default: from the file and the options)"),
      {"platform", "P", "Intel: platform, for raw and stream input (hwpc decode --help)"},
      {"format", "F", "Intel: report format; Adreno: auto, rd, hex or bin"},
-     {"input-kind", "KIND", "Intel: raw, i915-stream, xe-stream or recording"},
+     choice_option("input-kind", "raw|i915-stream|xe-stream|recording", "Intel: the input kind"),
      {"xe-loss", "OFFSET:STATUS", "Intel: an Xe stream loss", true},
      {"unverified-layouts", "", "Intel: decode inferred Xe layouts"},
      {"context", "ID", "Intel: keep only intervals that ran in this context"},
      {"metrics", "FILE.xml", "Intel: metric XML file"},
      {"set", "SYMBOL", "Intel: metric set of --metrics to chart"},
      {"device-var", "NAME=VALUE", "Intel: a device variable for the formulas", true},
-     {"arithmetic", "mdapi|igt", "Intel: the formulas' arithmetic (hwpc decode --help)"},
-     {"definitions", "file|mdapi|newer",
-      "Intel: the file's or metrics-discovery's formulas (hwpc decode --help)"},
+     choice_option("arithmetic", "mdapi|igt",
+                   "Intel: the formulas' arithmetic (hwpc decode --help)"),
+     choice_option("definitions", "file|mdapi|newer",
+                   "Intel: the file's or metrics-discovery's formulas (hwpc decode --help)"),
      {"gpu", "NAME|GPU_ID", "Mali: the GPU (hwpc mali --help); Adreno: hwpc adreno --gpu"},
-     {"reader", "vinstr|kinstr", "Mali: the kernel reader"},
-     {"l2-slices", "N", "Mali: number of L2 slices"},
-     {"core-mask", "M", "Mali: shader core mask"},
-     {"core-index", "dense|sparse", "Mali: kinstr shader-core block numbering"},
-     {"bus-width-bits", "B", "Mali: external bus width: adds the derived counters"},
-     {"derived", "guide|database", "Mali: which derived counters"},
+     choice_option("reader", "vinstr|kinstr", "Mali: the kernel reader"),
+     number_option("l2-slices", "N", "Mali: number of L2 slices"),
+     number_option("core-mask", "M", "Mali: shader core mask"),
+     choice_option("core-index", "dense|sparse", "Mali: kinstr shader-core block numbering"),
+     number_option("bus-width-bits", "B", "Mali: external bus width: adds the derived counters"),
+     choice_option("derived", "guide|database", "Mali: which derived counters"),
      {"counters-only", "", "Mali: no derived counters"}},
     0,
     1};
 
-bool is_in(std::string_view name, std::span<const std::string_view> list) {
-  return std::find(list.begin(), list.end(), name) != list.end();
+const pipeline::spelling tool_spelling{pipeline::door::tool};
+
+// The options of every vendor, as hwpc::open takes them (the vendor rule and
+// the refusal of another vendor's options are the library's).
+std::optional<int> read_options(const parsed_args& a, hwpc::open_options& o) {
+  if (const auto v = a.get("vendor")) {
+    o.vendor = *v == "mali" ? vendor::mali : *v == "adreno" ? vendor::adreno : vendor::intel;
+  }
+  if (auto bad = read_intel_options(a, o.intel)) return fail("decode", *bad, exit_usage);
+  read_mali_options(a, o.mali);
+  o.format = a.get("format");
+  o.gpu = a.get("gpu");
+  return std::nullopt;
 }
 
-// What the file's first bytes say, in the library's words (pipeline/
-// identify.hpp: the same answer as `hwpc decode FILE` and hwpc.decode). An
-// unreadable file says nothing: the command it goes to reports it.
-vendor vendor_of_file(const std::string& path) {
-  auto f = pipeline::mapped_file::open(path);
-  if (!f) return vendor::unknown;
-  return identify(f->bytes()).vendor;
-}
-
-// Runs `run(args)` with its standard output in `path` (through `path`.partial).
-int run_into(const std::string& path, command_fn run, const std::vector<std::string>& args) {
-  if (path == "-") return run(args);
+// Writes the page of `cap` into `path` (through `path`.partial; - for
+// standard output).
+int write_page(capture& cap, const std::string& capture_path, const std::string& path) {
+  const write_options wo{output::output_choice{output::writer_kind::html, false}, {}, nullptr};
+  if (path == "-") {
+    output::text_buffer out(stdout);
+    return write_capture(cap, capture_path, wo, out);
+  }
   const std::string partial = path + ".partial";
-  std::fflush(stdout);
-  if (std::freopen(partial.c_str(), "w", stdout) == nullptr) {
+  std::FILE* f = std::fopen(partial.c_str(), "wb");
+  if (f == nullptr) {
     return fail("report", "cannot write " + partial + ": " + std::strerror(errno), exit_bad_input);
   }
-  int status = run(args);
-  const bool written = std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
-  std::fclose(stdout);
-  if (status == exit_ok && !written) {
-    status = fail("report", "cannot write " + partial, exit_bad_input);
+  int status = exit_ok;
+  {
+    output::text_buffer out(f);
+    status = write_capture(cap, capture_path, wo, out);
   }
+  const bool written = std::fflush(f) == 0 && std::ferror(f) == 0;
+  std::fclose(f);
+  if (status == exit_ok && !written)
+    status = fail("report", "cannot write " + partial, exit_bad_input);
   if (status == exit_ok && std::rename(partial.c_str(), path.c_str()) != 0) {
     status =
         fail("report", "cannot rename " + partial + " to " + path + ": " + std::strerror(errno),
@@ -136,84 +137,57 @@ int cmd_report(const std::vector<std::string>& args) {
     return fail("report", "-o REPORT.html is required (- for standard output)", exit_usage);
   }
   const std::string capture = parsed->positional.empty() ? "" : parsed->positional[0];
-
-  bool mali_option = false, intel_only_option = false;
-  for (const auto& [name, values] : parsed->values) {
-    mali_option |= is_in(name, mali_options);
-    intel_only_option |= is_in(name, intel_options) && !is_in(name, adreno_options);
-  }
-  const vendor from_file = capture.empty() ? vendor::unknown : vendor_of_file(capture);
-  vendor v = vendor::intel;
-  if (const auto given = parsed->get("vendor")) {
-    if (*given == "mali") {
-      v = vendor::mali;
-    } else if (*given == "adreno") {
-      v = vendor::adreno;
-    } else if (*given != "intel") {
-      return fail("report", "--vendor: expected intel, mali or adreno, not '" + *given + "'",
-                  exit_usage);
+  hwpc::open_options o;
+  if (auto st = read_options(*parsed, o)) return *st;
+  std::optional<capture_source> src;
+  vendor chosen = vendor::intel;
+  if (capture.empty()) {
+    // The vendor rule without bytes: a vendor that has no default capture
+    // needs one; Intel's options are checked against the default's vendor.
+    const options_given g = given_options(o);
+    const vendor v = o.vendor          ? *o.vendor
+                     : g.adreno_format ? vendor::adreno
+                     : !g.mali.empty() ? vendor::mali
+                                       : vendor::intel;
+    if (v != vendor::intel) {
+      return fail(
+          "report",
+          std::string("a ") + (v == vendor::mali ? "Mali" : "Adreno") + " report needs CAPTURE",
+          exit_usage);
     }
-  } else if (from_file == vendor::mali || from_file == vendor::intel) {
-    v = from_file;  // a magic number: options that contradict it are refused below
-  } else if (const auto f = parsed->get("format");
-             f && (*f == "auto" || *f == "rd" || *f == "hex" || *f == "bin")) {
-    v = vendor::adreno;  // no Intel report format has these names, and Mali takes no --format
-  } else if (mali_option) {
-    v = vendor::mali;
-  }
-  if (!parsed->has("vendor") && v == vendor::intel && !intel_only_option &&
-      from_file == vendor::adreno) {
-    v = vendor::adreno;  // .rd sections are a weak sign: an i915 stream can look like one
-  }
-  // Nothing says what CAPTURE is, and Intel raw reports and streams need their platform and
-  // format: say every way out instead of asking for Intel's options only. (A file that is
-  // not there is left to the reader, whose error names it.)
-  std::error_code exists_error;
-  if (v == vendor::intel && !parsed->has("vendor") && !capture.empty() &&
-      std::filesystem::exists(capture, exists_error) && from_file != vendor::intel &&
-      !parsed->has("platform") && !parsed->has("format") &&
-      parsed->get("input-kind").value_or("raw") != "recording") {
-    return fail("report",
-                capture +
-                    ": not a file that names its vendor (Intel recording, hwpc Mali capture "
-                    "file, freedreno .rd, hex dword text): give --vendor adreno for PM4 "
-                    "dwords, --gpu NAME for raw Mali samples, or --platform P --format F for raw "
-                    "Intel reports and streams",
-                exit_usage);
-  }
-  const char* vendor_name = v == vendor::intel ? "Intel" : v == vendor::mali ? "Mali" : "Adreno";
-  const std::span<const std::string_view> own =
-      v == vendor::intel  ? std::span<const std::string_view>(intel_options)
-      : v == vendor::mali ? std::span<const std::string_view>(mali_options)
-                          : std::span<const std::string_view>(adreno_options);
-
-  std::vector<std::string> forward;
-  if (!capture.empty()) forward.push_back(capture);
-  for (const auto& [name, values] : parsed->values) {
-    if (name == "out" || name == "vendor") continue;
-    if (!is_in(name, own)) {
-      return fail("report",
-                  "--" + name + " is not an option for " + vendor_name +
-                      " captures (--vendor intel, mali or adreno says which the capture is)",
-                  exit_usage);
+    o.vendor = vendor::intel;
+    if (auto c = choose_vendor(identity{}, "", o, tool_spelling); !c) {
+      return fail("report", c.error_value().message, exit_usage);
     }
-    // A named reference, not the binding: clang 14 cannot capture bindings.
-    const std::string& option = name;
-    const bool flag =
-        std::any_of(report_spec.options.begin(), report_spec.options.end(),
-                    [&](const option_spec& o) { return o.name == option && o.value_name.empty(); });
-    for (const std::string& value : values) {
-      forward.push_back("--" + name);
-      if (!flag) forward.push_back(value);
+    // Without CAPTURE: the embedded default capture (as hwpc decode).
+    if (auto c = intel::check(o.intel, tool_spelling); !c) {
+      return capture_fail(vendor::intel, "", c.error_value());
     }
+    auto d = intel::make_default_capture(std::move(o.intel), tool_spelling);
+    if (!d) return capture_fail(vendor::intel, "", d.error_value());
+    src.emplace(std::move(d->source));
+    o.intel = std::move(d->options);
+    o.format = o.intel.format;
+    o.vendor = vendor::intel;
+  } else {
+    auto m = capture_source::map(capture);
+    if (!m) {
+      const vendor v = o.vendor.value_or(vendor::intel);
+      if (v == vendor::intel) {
+        if (auto u = intel::check_unreadable(o.intel, tool_spelling)) {
+          return capture_fail(vendor::intel, capture, *u);
+        }
+      }
+      return fail(command_of(v), m.error_value().message, exit_bad_input);
+    }
+    src.emplace(std::move(*m));
+    auto v = choose_vendor(identify(src->bytes()), capture, o, tool_spelling);
+    if (!v) return fail("report", v.error_value().message, exit_usage);
+    chosen = *v;
   }
-  forward.insert(forward.end(), {"--output", "html"});
-  if (v != vendor::intel && capture.empty()) {
-    return fail("report", std::string("a ") + vendor_name + " report needs CAPTURE", exit_usage);
-  }
-  if (v == vendor::mali) return run_into(*out, cmd_mali, forward);
-  if (v == vendor::adreno) return run_into(*out, cmd_adreno, forward);
-  return run_into(*out, cmd_decode, forward);
+  auto cap = hwpc::open(std::move(*src), o, tool_spelling);
+  if (!cap) return capture_fail(chosen, capture, cap.error_value());
+  return write_page(**cap, capture, *out);
 }
 
 }  // namespace hwpc::cli

@@ -46,24 +46,22 @@ def identify(source):
 def decode(source, **options):
     """The rows of any capture hwpc can recognise: ``hwpc decode FILE``.
 
-    The vendor comes from ``identify(source)``: an Intel recording goes to
-    ``hwpc.intel.decode``, a Mali capture file to ``hwpc.mali.decode``, an
-    Adreno capture (.rd, gzip, hex text) to ``hwpc.adreno.queries``, each with
-    ``options``. Input that names nothing (raw OA reports, streams) is Intel's
-    when ``platform`` and ``format`` are given; otherwise a ValueError says
-    which call reads it.
+    The vendor comes from the library's one vendor rule (include/hwpc/
+    pipeline/open.hpp, as for ``hwpc decode`` and ``hwpc report``): what the
+    bytes prove (an Intel recording, a Mali capture file, an Adreno .rd, gzip
+    or hex text) and which options are given (``platform`` and ``format`` read
+    raw Intel reports and streams, a Mali option names Mali). A Mali capture
+    is read by ``hwpc.mali.decode``, an Adreno one by ``hwpc.adreno.queries``,
+    an Intel one by ``hwpc.intel.decode``, each with ``options``; an option of
+    another vendor, or input nothing names, is a ValueError that says why.
     """
-    kind = identify(source)
-    vendor = kind["vendor"]
-    if vendor == "unknown" and "platform" in options and "format" in options:
-        vendor = "intel"
+    vendor = _hwpc.vendor_of(source, options)
+    options.pop("vendor", None)
     if vendor == "intel":
         return intel.decode(source, **options)
     if vendor == "mali":
         return mali.decode(source, **options)
-    if vendor == "adreno":
-        return adreno.queries(source, **options)
-    raise ValueError("cannot tell what the capture is: " + kind["why"])
+    return adreno.queries(source, **options)
 
 
 def __getattr__(name):

@@ -14,6 +14,7 @@
 #include "hwpc/intel/formats.hpp"
 #include "hwpc/intel/formats_xe.hpp"
 #include "hwpc/pipeline/identify.hpp"
+#include "hwpc/pipeline/open.hpp"
 #include "source.hpp"
 
 #ifndef HWPC_VERSION
@@ -125,6 +126,44 @@ pyb::dict identify_source(const pyb::object& source) {
   return d;
 }
 
+// hwpc.decode's vendor: the library's one vendor rule (pipeline/open.hpp,
+// as `hwpc decode FILE` and `hwpc report`), from the bytes and which options
+// are given (their values only where the rule reads them); the vendor's own
+// call then opens the capture with every option.
+std::string vendor_of(const pyb::object& source, const pyb::dict& opts) {
+  const options o(opts);
+  hwpc::open_options h;
+  const auto given = [&](const char* key) { return !o.raw(key).is_none(); };
+  if (auto v = o.get<std::string>("vendor")) {
+    if (*v != "intel" && *v != "mali" && *v != "adreno") {
+      throw usage_failure("vendor: expected intel, mali or adreno, not '" + *v + "'");
+    }
+    h.vendor = *v == "mali" ? vendor::mali : *v == "adreno" ? vendor::adreno : vendor::intel;
+  }
+  h.format = o.get<std::string>("format");
+  if (given("gpu")) h.gpu = std::string(pyb::str(o.raw("gpu")));
+  h.intel.platform = o.get<std::string>("platform");
+  h.intel.input_kind = o.get<std::string>("input_kind");
+  if (given("context")) h.intel.context = 0;
+  h.intel.metrics = o.get<std::string>("metrics");
+  h.intel.set = o.get<std::string>("set").value_or("");
+  if (given("device_vars") && pyb::len(o.raw("device_vars")) != 0) h.intel.device_vars["_"] = {};
+  h.intel.arithmetic = o.get<std::string>("arithmetic");
+  h.intel.definitions = o.get<std::string>("definitions");
+  if (given("xe_losses") && pyb::len(o.raw("xe_losses")) != 0) h.intel.xe_losses.push_back({});
+  h.intel.unverified_layouts = o.flag("unverified_layouts");
+  if (given("reader")) h.mali.reader = "";
+  if (given("core_index")) h.mali.core_index = "";
+  if (given("derived")) h.mali.derived = "";
+  if (given("l2_slices")) h.mali.l2_slices = 0;
+  if (given("core_mask")) h.mali.core_mask = 0;
+  if (given("bus_width_bits")) h.mali.bus_width_bits = 0;
+  input_source in(source);
+  auto v = choose_vendor(identify(in.bytes()), in.name(), h, {pipeline::door::python});
+  if (!v) throw usage_failure(v.error_value().message);
+  return std::string(to_string(*v));
+}
+
 }  // namespace
 }  // namespace hwpc::py
 
@@ -155,6 +194,8 @@ PYBIND11_MODULE(_hwpc, m) {
   m.def("eval", &eval, pyb::arg("expr"), pyb::arg("vars"), pyb::arg("syntax"));
   m.def("identify", &hwpc::py::identify_source, pyb::arg("source"),
         "What a capture is: vendor, input kind, platform or GPU, and why.");
+  m.def("vendor_of", &hwpc::py::vendor_of, pyb::arg("source"), pyb::arg("options"),
+        "The vendor hwpc.decode reads `source` as (the library's vendor rule).");
   bind_intel(m);
   bind_mali(m);
   bind_adreno(m);

@@ -44,3 +44,18 @@ def test_version_is_the_projects():
     from pathlib import Path
     version = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
     assert hwpc.__version__ == version
+
+
+def test_decode_follows_the_librarys_vendor_rule():
+    # The rule of include/hwpc/pipeline/open.hpp, as hwpc decode and hwpc report follow it.
+    vendor_of = hwpc._hwpc.vendor_of
+    raw = b"\x01\x02\x03\x00" * 64  # no header hwpc knows
+    assert vendor_of(b"HWPCMALI", {}) == "mali"  # the magic
+    assert vendor_of(raw, {"format": "hex"}) == "adreno"  # an Adreno format name
+    assert vendor_of(raw, {"l2_slices": 1}) == "mali"  # a Mali option
+    assert vendor_of(raw, {"platform": "hsw", "format": "A45_B8_C8"}) == "intel"
+    assert vendor_of(b"HWPCMALI", {"vendor": "adreno"}) == "adreno"  # the caller's word
+    with pytest.raises(ValueError, match="context is not an option for Mali captures"):
+        hwpc.decode(b"HWPCMALI", context=1)
+    with pytest.raises(ValueError, match="cannot tell what the capture is: platform and format"):
+        hwpc.decode(raw)

@@ -23,6 +23,7 @@
 #include "hwpc/output/make_writer.hpp"
 #include "hwpc/pipeline/identify.hpp"
 #include "hwpc/pipeline/mapped_file.hpp"
+#include "hwpc/pipeline/spelling.hpp"
 
 namespace hwpc {
 
@@ -109,6 +110,16 @@ class capture {
     p.fleet = o.fleet;
     output::made_writer m = output::make_writer(o.choice, out, schema(), std::move(p));
     return write_rows(*m.writer);
+  }
+
+  // Warnings known only once the rows are written (Mali's physics checks),
+  // for a door to show after them: the first `shown`, then a line that
+  // counts them. Empty for a vendor that has none, and before write_rows().
+  virtual std::vector<std::string> warnings_after_rows(std::size_t shown,
+                                                       const pipeline::spelling& sp) const {
+    (void)shown;
+    (void)sp;
+    return {};
   }
 
  protected:

@@ -122,6 +122,9 @@ class sample_capture final : public hwpc::capture {
   const plausibility_checker* plausibility() const noexcept {
     return checker_ ? &*checker_ : nullptr;
   }
+  // The physics findings, as plausibility_lines() words them.
+  std::vector<std::string> warnings_after_rows(std::size_t shown,
+                                               const pipeline::spelling& sp) const override;
 
  private:
   friend result<std::unique_ptr<hwpc::capture>> open_capture(capture_source, const open_options&,
@@ -180,6 +183,11 @@ inline std::vector<std::string> plausibility_lines(const sample_capture& c, std:
                   std::string(c.opened().gpu->name) +
                   " (docs/mali.md, \"Plausibility checks\"): is " + sp.option("gpu") + " right?");
   return lines;
+}
+
+inline std::vector<std::string> sample_capture::warnings_after_rows(
+    std::size_t shown, const pipeline::spelling& sp) const {
+  return plausibility_lines(*this, shown, sp);
 }
 
 }  // namespace hwpc::mali
