@@ -11,7 +11,6 @@
 //                     [&] { return stop_requested; });
 #pragma once
 
-
 #include <cstddef>
 #include <cstdint>
 #include <optional>
