@@ -19,19 +19,19 @@
 #include "hwpc/intel/platform.hpp"
 #include "hwpc/live/explain.hpp"
 #include "hwpc/live/i915_uapi.hpp"
+#include "hwpc/live/oa_config.hpp"
 #include "hwpc/live/sys.hpp"
 
 namespace hwpc::live {
 
 inline constexpr const char* default_render_node = "/dev/dri/renderD128";
 
-// A decimal number at the start of `text` (sysfs files end with a newline).
-inline std::optional<std::uint64_t> parse_decimal(std::string_view text) {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end == text.data()) return std::nullopt;
-  return v;
-}
+// The metric-set uapi's names in i915's messages (live/oa_config.hpp).
+inline constexpr config_uapi i915_config_uapi{
+    "I915_PERF_ADD_CONFIG", "I915_PERF_REMOVE_CONFIG", i915::paranoid_sysctl,
+    "dev.i915.perf_stream_paranoid",
+    "an address outside what this GPU's kernel allows, flex registers before Gen8, or no "
+    "registers at all"};
 
 // The card index of a node path: renderD<128+N> and card<N> give N, else 0.
 inline unsigned card_of_node(std::string_view path) {
@@ -98,20 +98,7 @@ class i915_device {
 
   // The kernel's id of a metric set (its hw_config_guid), from sysfs.
   result<std::uint64_t> metrics_set_id(const std::string& uuid) const {
-    const std::string path =
-        "/sys/class/drm/card" + std::to_string(info_.card) + "/metrics/" + uuid + "/id";
-    const auto text = sys_->read_file(path);
-    if (!text) {
-      return live_error(
-          "the kernel has no metric set " + uuid + " (" + path +
-          " is missing): it was not built in for this GPU and was not added. "
-          "Without the set's registers (--metrics) it cannot be uploaded "
-          "(I915_PERF_ADD_CONFIG): pick a set the kernel lists (`ls /sys/class/drm/card" +
-          std::to_string(info_.card) + "/metrics`) or pass --set-id N");
-    }
-    const auto id = parse_decimal(*text);
-    if (!id || *id == 0) return live_error(path + " does not hold a config id");
-    return *id;
+    return sysfs_metrics_set_id(*sys_, info_.card, uuid, i915_config_uapi);
   }
 
   // Uploads a set's register lists (I915_PERF_ADD_CONFIG); the kernel's new id.
@@ -120,10 +107,7 @@ class i915_device {
                                    const std::vector<std::uint32_t>& boolean,
                                    const std::vector<std::uint32_t>& flex) const {
     i915::perf_oa_config c;
-    if (uuid.size() != sizeof c.uuid) {
-      return live_error("metric set uuid '" + uuid + "' is not 36 characters");
-    }
-    for (std::size_t i = 0; i < sizeof c.uuid; ++i) c.uuid[i] = uuid[i];
+    if (auto e = put_config_uuid(uuid, c.uuid); !e) return e.error_value();
     c.n_mux_regs = static_cast<std::uint32_t>(mux.size() / 2);
     c.n_boolean_regs = static_cast<std::uint32_t>(boolean.size() / 2);
     c.n_flex_regs = static_cast<std::uint32_t>(flex.size() / 2);
@@ -131,32 +115,11 @@ class i915_device {
     c.boolean_regs_ptr = reinterpret_cast<std::uintptr_t>(boolean.data());
     c.flex_regs_ptr = reinterpret_cast<std::uintptr_t>(flex.data());
     const sys_result r = sys_->ioctl(fd_.get(), i915::ioctl_perf_add_config, &c);
-    if (r.ok()) return static_cast<std::uint64_t>(r.value);
-    if (r.err == EACCES) {
-      return live_error("the kernel refused to add metric set " + uuid +
-                        " (EACCES): adding a set needs CAP_PERFMON (or CAP_SYS_ADMIN) while "
-                        "dev.i915.perf_stream_paranoid is 1 (it is " +
-                        sysctl_value(*sys_, i915::paranoid_sysctl) +
-                        " here). Run `sudo sysctl dev.i915.perf_stream_paranoid=0`, or give "
-                        "the tool CAP_PERFMON");
-    }
-    if (r.err == EADDRINUSE) {
-      return live_error("the kernel already has a metric set " + uuid + " (EADDRINUSE)");
-    }
-    if (r.err == EINVAL) {
-      return live_error("the kernel refused metric set " + uuid +
-                        "'s registers (EINVAL): an address outside what this GPU's kernel "
-                        "allows, flex registers before Gen8, or no registers at all");
-    }
-    return live_error("I915_PERF_ADD_CONFIG failed: " + errno_name(r.err));
+    return add_config_result(*sys_, r, uuid, i915_config_uapi);
   }
   result<void> remove_config(std::uint64_t id) const {
     const sys_result r = sys_->ioctl(fd_.get(), i915::ioctl_perf_remove_config, &id);
-    if (!r.ok()) {
-      return live_error("I915_PERF_REMOVE_CONFIG of set id " + std::to_string(id) +
-                        " failed: " + errno_name(r.err));
-    }
-    return {};
+    return remove_config_result(r, id, i915_config_uapi);
   }
 
   // The render ring's TIMESTAMP register (REG_READ, 8-byte read).

@@ -11,9 +11,6 @@
 //                     [&] { return stop_requested; });
 #pragma once
 
-#include <time.h>
-
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -28,6 +25,7 @@
 #include "hwpc/intel/platform.hpp"
 #include "hwpc/live/i915_device.hpp"
 #include "hwpc/live/i915_stream.hpp"
+#include "hwpc/live/record_common.hpp"
 
 namespace hwpc::live {
 
@@ -56,13 +54,6 @@ struct correlation_point {
   std::uint64_t gpu_ts = 0;
 };
 
-inline std::uint64_t monotonic_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u +
-         static_cast<std::uint64_t>(t.tv_nsec);
-}
-
 // Three REG_READs of the GPU timestamp, each bracketed by the CPU clock; the
 // shortest bracket wins and its midpoint is the CPU time (IGT's method).
 inline result<correlation_point> correlate(const i915_device& dev) {
@@ -81,22 +72,6 @@ inline result<correlation_point> correlate(const i915_device& dev) {
   return *best;
 }
 
-// The exponent whose period 2^(e+1) / hz is nearest `period_ns` (the
-// kernel's formula, FACTS-live section 1.6; not IGT's 2^e).
-inline unsigned exponent_for_period(std::uint64_t period_ns, std::uint64_t hz) {
-  unsigned best = 0;
-  long double best_err = -1;
-  for (unsigned e = 0; e <= i915::max_exponent; ++e) {
-    const long double p = static_cast<long double>(2ull << e) * 1e9L / static_cast<long double>(hz);
-    const long double err = std::fabs(std::log2(p / static_cast<long double>(period_ns)));
-    if (best_err < 0 || err < best_err) {
-      best = e;
-      best_err = err;
-    }
-  }
-  return best;
-}
-
 // The format a recorder asks for when none is named: the largest A/B/C
 // layout of the generation (what IGT's metric sets use).
 inline const intel::report_format* default_record_format(intel::platform p) {
@@ -112,57 +87,27 @@ result<i915_stream_counts> record_i915(syscalls& sys, const i915_record_options&
   auto dev = i915_device::open(sys, o.device);
   if (!dev) return dev.error_value();
   const auto& info = dev->info();
-  if (!info.platform) {
-    return live_error("device id " + std::to_string(info.chipset_id) +
-                      " is not a platform hwpc knows (see `hwpc formats`)");
-  }
+  if (!info.platform) return unknown_platform_error(info.chipset_id);
   const intel::report_format* format = o.format.empty()
                                            ? default_record_format(*info.platform)
                                            : intel::find_format(*info.platform, o.format);
   if (format == nullptr || format->uapi_id <= 0) {
-    return live_error("--format " + (o.format.empty() ? std::string("(default)") : o.format) +
-                      ": no i915 uapi format of that name on " +
-                      std::string(intel::name_of(*info.platform)) + " (see `hwpc formats`)");
+    return no_format_error(o.format, "i915 uapi", *info.platform);
   }
   i915_stream_options so;
   so.oa_format = static_cast<std::uint32_t>(format->uapi_id);
   so.ctx = o.ctx;
-  if (o.exponent) {
-    so.exponent = o.exponent;
-  } else if (o.period_ns) {
-    so.exponent = exponent_for_period(*o.period_ns, info.oa_timestamp_hz);
-  }
-  // A set this recording added is removed when it ends, however it ends.
-  struct added_config {
-    const i915_device* dev = nullptr;
-    std::optional<std::uint64_t> id;
-    ~added_config() {
-      if (id) (void)dev->remove_config(*id);
-    }
-  } added{&*dev, {}};
-  if (o.set_id) {
-    so.metrics_set = *o.set_id;
-  } else if (auto id = dev->metrics_set_id(o.set_uuid); id) {
-    so.metrics_set = *id;
-  } else if (o.upload) {
-    auto up = dev->add_config(o.set_uuid, o.upload->mux, o.upload->boolean, o.upload->flex);
-    if (!up) return up.error_value();
-    added.id = *up;
-    so.metrics_set = *up;
-  } else {
-    return id.error_value();
-  }
+  so.exponent = record_exponent(o, info.oa_timestamp_hz);
+  added_config<i915_device> added(*dev);
+  auto set = record_set_id(*dev, o, added, [&](const set_upload& up) {
+    return dev->add_config(o.set_uuid, up.mux, up.boolean, up.flex);
+  });
+  if (!set) return set.error_value();
+  so.metrics_set = *set;
   auto stream = i915_stream::open(*dev, so);
   if (!stream) return stream.error_value();
 
   std::vector<std::byte> out;
-  const auto flush = [&]() -> result<void> {
-    if (!out.empty() && !write(std::span<const std::byte>(out.data(), out.size()))) {
-      return live_error("cannot write the recording");
-    }
-    out.clear();
-    return {};
-  };
   emu::records::put_version(out, intel::record_type::recording_version);
   emu::records::device_fields d;
   d.timestamp_hz = info.oa_timestamp_hz;
@@ -184,27 +129,15 @@ result<i915_stream_counts> record_i915(syscalls& sys, const i915_record_options&
                                   p->gpu_ts);
     return {};
   };
-  if (auto e = put_point(); !e) return e.error_value();
-  if (auto e = stream->enable(); !e) return e.error_value();
-  std::uint64_t next_point = monotonic_ns() + o.correlation_period_ns;
-  while (!stop()) {
-    auto ready = stream->wait(o.poll_ms);
-    if (!ready) return ready.error_value();
-    if (*ready) {
-      if (auto r = stream->read_ready(out); !r) return r.error_value();
-    }
-    if (monotonic_ns() >= next_point) {
-      if (auto e = put_point(); !e) return e.error_value();
-      next_point += o.correlation_period_ns;
-    }
-    if (auto e = flush(); !e) return e.error_value();
+  const auto drain = [&]() -> result<void> {
+    if (auto r = stream->read_ready(out); !r) return r.error_value();
+    return {};
+  };
+  if (auto e = record_loop(
+          o, *stream, drain, put_point, [&] { return flush_records(out, write); }, stop);
+      !e) {
+    return e.error_value();
   }
-  // The reports still in the buffer, then the closing point: a read of a
-  // disabled stream fails (EIO), so read first.
-  if (auto r = stream->read_ready(out); !r) return r.error_value();
-  if (auto e = stream->disable(); !e) return e.error_value();
-  if (auto e = put_point(); !e) return e.error_value();
-  if (auto e = flush(); !e) return e.error_value();
   return stream->counts();
 }
 

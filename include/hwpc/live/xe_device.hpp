@@ -23,11 +23,19 @@
 #include "hwpc/intel/platform.hpp"
 #include "hwpc/live/explain.hpp"
 #include "hwpc/live/i915_device.hpp"
+#include "hwpc/live/oa_config.hpp"
 #include "hwpc/live/sys.hpp"
 #include "hwpc/live/xe_topology.hpp"
 #include "hwpc/live/xe_uapi.hpp"
 
 namespace hwpc::live {
+
+// The metric-set uapi's names in Xe's messages (live/oa_config.hpp).
+inline constexpr config_uapi xe_config_uapi{
+    "DRM_XE_OBSERVATION ADD_CONFIG", "DRM_XE_OBSERVATION REMOVE_CONFIG", xe::paranoid_sysctl,
+    "dev.xe.observation_paranoid",
+    "an address outside the flex, B-counter and mux ranges this GPU's kernel allows, or no "
+    "registers at all"};
 
 struct xe_device_info {
   std::string path;
@@ -137,60 +145,23 @@ class xe_device {
 
   // The kernel's id of a metric set (its hw_config_guid), from sysfs.
   result<std::uint64_t> metrics_set_id(const std::string& uuid) const {
-    const std::string path =
-        "/sys/class/drm/card" + std::to_string(info_.card) + "/metrics/" + uuid + "/id";
-    const auto text = sys_->read_file(path);
-    if (!text) {
-      return live_error(
-          "the kernel has no metric set " + uuid + " (" + path +
-          " is missing): it was not built in for this GPU and was not added. Without the "
-          "set's registers (--metrics) it cannot be uploaded (DRM_XE_OBSERVATION ADD_CONFIG): "
-          "pick a set the kernel lists (`ls /sys/class/drm/card" +
-          std::to_string(info_.card) + "/metrics`) or pass --set-id N");
-    }
-    const auto id = parse_decimal(*text);
-    if (!id || *id == 0) return live_error(path + " does not hold a config id");
-    return *id;
+    return sysfs_metrics_set_id(*sys_, info_.card, uuid, xe_config_uapi);
   }
 
   // Uploads a set's {address, value} pairs (one list; ADD_CONFIG); the new id.
   result<std::uint64_t> add_config(const std::string& uuid,
                                    const std::vector<std::uint32_t>& regs) const {
     xe::oa_config c;
-    if (uuid.size() != sizeof c.uuid) {
-      return live_error("metric set uuid '" + uuid + "' is not 36 characters");
-    }
-    for (std::size_t i = 0; i < sizeof c.uuid; ++i) c.uuid[i] = uuid[i];
+    if (auto e = put_config_uuid(uuid, c.uuid); !e) return e.error_value();
     c.n_regs = static_cast<std::uint32_t>(regs.size() / 2);
     c.regs_ptr = reinterpret_cast<std::uintptr_t>(regs.data());
     const sys_result r = observation(xe::op_add_config, &c);
-    if (r.ok()) return static_cast<std::uint64_t>(r.value);
-    if (r.err == EACCES) {
-      return live_error("the kernel refused to add metric set " + uuid +
-                        " (EACCES): adding a set needs CAP_PERFMON (or CAP_SYS_ADMIN) while "
-                        "dev.xe.observation_paranoid is 1 (it is " +
-                        sysctl_value(*sys_, xe::paranoid_sysctl) +
-                        " here). Run `sudo sysctl dev.xe.observation_paranoid=0`, or give the "
-                        "tool CAP_PERFMON");
-    }
-    if (r.err == EADDRINUSE) {
-      return live_error("the kernel already has a metric set " + uuid + " (EADDRINUSE)");
-    }
-    if (r.err == EINVAL) {
-      return live_error("the kernel refused metric set " + uuid +
-                        "'s registers (EINVAL): an address outside the flex, B-counter and mux "
-                        "ranges this GPU's kernel allows, or no registers at all");
-    }
-    return live_error("DRM_XE_OBSERVATION ADD_CONFIG failed: " + errno_name(r.err));
+    return add_config_result(*sys_, r, uuid, xe_config_uapi);
   }
   result<void> remove_config(std::uint64_t id) const {
     std::uint64_t v = id;
     const sys_result r = observation(xe::op_remove_config, &v);
-    if (!r.ok()) {
-      return live_error("DRM_XE_OBSERVATION REMOVE_CONFIG of set id " + std::to_string(id) +
-                        " failed: " + errno_name(r.err));
-    }
-    return {};
+    return remove_config_result(r, id, xe_config_uapi);
   }
 
  private:

@@ -8,9 +8,9 @@
 // REPORT_LOST, else OA_BUFFER_LOST when it has BUFFER_OVERFLOW (as IGT's
 // recorder decides), a correlation point every `correlation_period_ns` and
 // one at the end. The header records go through emu/recording_records.hpp,
-// the writer the emulator's recordings use; the options, the period-to-
-// exponent rule and the upload-and-remove of a missing set are
-// i915_record.hpp's.
+// the writer the emulator's recordings use; the options are
+// i915_record.hpp's, the period-to-exponent rule, the upload-and-remove of a
+// missing set and the read loop record_common.hpp's.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +25,7 @@
 #include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/intel/xe_stream.hpp"
 #include "hwpc/live/i915_record.hpp"
+#include "hwpc/live/record_common.hpp"
 #include "hwpc/live/xe_device.hpp"
 #include "hwpc/live/xe_stream.hpp"
 
@@ -99,19 +100,12 @@ result<xe_record_counts> record_xe(syscalls& sys, const i915_record_options& o, 
   auto dev = xe_device::open(sys, o.device);
   if (!dev) return dev.error_value();
   const auto& info = dev->info();
-  if (!info.platform) {
-    return live_error("device id " + std::to_string(info.device_id) +
-                      " is not a platform hwpc knows (see `hwpc formats`)");
-  }
+  if (!info.platform) return unknown_platform_error(info.device_id);
   const intel::platform p = *info.platform;
   const intel::xe_format* format = o.format.empty()
                                        ? default_xe_record_format(p)
                                        : intel::find_xe_format(p, std::string_view(o.format));
-  if (format == nullptr || format->igt_id <= 0) {
-    return live_error("--format " + (o.format.empty() ? std::string("(default)") : o.format) +
-                      ": no Xe OA format of that name on " + std::string(intel::name_of(p)) +
-                      " (see `hwpc formats`)");
-  }
+  if (format == nullptr || format->igt_id <= 0) return no_format_error(o.format, "Xe OA", p);
   if (!format->verified) {
     return live_error("--format " + std::string(format->name) +
                       ": its report layout is only inferred (FACTS-xe section 3), so `hwpc "
@@ -125,47 +119,22 @@ result<xe_record_counts> record_xe(syscalls& sys, const i915_record_options& o, 
   xe_stream_options so;
   so.format = format;
   so.oa_unit = info.oa_unit;
-  if (o.exponent) {
-    so.exponent = o.exponent;
-  } else if (o.period_ns) {
-    so.exponent = exponent_for_period(*o.period_ns, info.oa_timestamp_hz);
-  }
-  // A set this recording added is removed when it ends, however it ends.
-  struct added_config {
-    const xe_device* dev = nullptr;
-    std::optional<std::uint64_t> id;
-    ~added_config() {
-      if (id) (void)dev->remove_config(*id);
-    }
-  } added{&*dev, {}};
-  if (o.set_id) {
-    so.metric_set = *o.set_id;
-  } else if (auto id = dev->metrics_set_id(o.set_uuid); id) {
-    so.metric_set = *id;
-  } else if (o.upload) {
+  so.exponent = record_exponent(o, info.oa_timestamp_hz);
+  added_config<xe_device> added(*dev);
+  auto set = record_set_id(*dev, o, added, [&](const set_upload& up) {
     // Xe takes one register list: the mux (NOA) registers, then the
     // boolean (OA) and flex ones, the order the i915 lists come in.
-    std::vector<std::uint32_t> regs = o.upload->mux;
-    regs.insert(regs.end(), o.upload->boolean.begin(), o.upload->boolean.end());
-    regs.insert(regs.end(), o.upload->flex.begin(), o.upload->flex.end());
-    auto up = dev->add_config(o.set_uuid, regs);
-    if (!up) return up.error_value();
-    added.id = *up;
-    so.metric_set = *up;
-  } else {
-    return id.error_value();
-  }
+    std::vector<std::uint32_t> regs = up.mux;
+    regs.insert(regs.end(), up.boolean.begin(), up.boolean.end());
+    regs.insert(regs.end(), up.flex.begin(), up.flex.end());
+    return dev->add_config(o.set_uuid, regs);
+  });
+  if (!set) return set.error_value();
+  so.metric_set = *set;
   auto stream = xe_stream::open(sys, dev->fd(), so);
   if (!stream) return stream.error_value();
 
   std::vector<std::byte> out;
-  const auto flush = [&]() -> result<void> {
-    if (!out.empty() && !write(std::span<const std::byte>(out.data(), out.size()))) {
-      return live_error("cannot write the recording");
-    }
-    out.clear();
-    return {};
-  };
   emu::records::put_version(out, intel::xe_record_type::version);
   emu::records::device_fields d;
   d.timestamp_hz = info.oa_timestamp_hz;
@@ -189,9 +158,6 @@ result<xe_record_counts> record_xe(syscalls& sys, const i915_record_options& o, 
                                   p->second);
     return {};
   };
-  if (auto e = put_point(); !e) return e.error_value();
-  if (auto e = stream->enable(); !e) return e.error_value();
-
   detail::xe_record_writer w;
   w.report_size = format->layout.size;
   std::vector<std::byte> data;  // stream bytes not yet written, from offset w.done
@@ -203,24 +169,11 @@ result<xe_record_counts> record_xe(syscalls& sys, const i915_record_options& o, 
     data.erase(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(w.done - base));
     return {};
   };
-  std::uint64_t next_point = monotonic_ns() + o.correlation_period_ns;
-  while (!stop()) {
-    auto ready = stream->wait(o.poll_ms);
-    if (!ready) return ready.error_value();
-    if (*ready) {
-      if (auto e = drain(); !e) return e.error_value();
-    }
-    if (monotonic_ns() >= next_point) {
-      if (auto e = put_point(); !e) return e.error_value();
-      next_point += o.correlation_period_ns;
-    }
-    if (auto e = flush(); !e) return e.error_value();
+  if (auto e = record_loop(
+          o, *stream, drain, put_point, [&] { return flush_records(out, write); }, stop);
+      !e) {
+    return e.error_value();
   }
-  // The reports still in the buffer, then the closing point.
-  if (auto e = drain(); !e) return e.error_value();
-  if (auto e = stream->disable(); !e) return e.error_value();
-  if (auto e = put_point(); !e) return e.error_value();
-  if (auto e = flush(); !e) return e.error_value();
   w.counts.uploaded = added.id.has_value();
   return w.counts;
 }

@@ -32,6 +32,7 @@
 #include "hwpc/emu/recording_records.hpp"
 #include "hwpc/intel/platform.hpp"
 #include "hwpc/live/i915_uapi.hpp"
+#include "hwpc/live/sim/configs.hpp"
 #include "hwpc/live/sim/kernel.hpp"
 
 namespace hwpc::live::sim {
@@ -71,9 +72,7 @@ namespace detail {
 struct i915_gpu {
   i915_config cfg;
   bool stream_open = false;
-  std::map<std::string, std::uint64_t> sets;  // handed out through sysfs
-  std::uint64_t next_set = 2;                 // ids start at 2 (1 is the kernel's test config)
-  std::set<std::uint64_t> added;              // by ADD_CONFIG (REMOVE_CONFIG takes only these)
+  config_table configs{{}, 2, {}};  // ids start at 2 (1 is the kernel's test config)
   // The GPU clock: `clock_base` ticks at `clock_origin`. A stream's open
   // moves it to the emulated run's start, so reports and REG_READ agree.
   std::chrono::steady_clock::time_point clock_origin = std::chrono::steady_clock::now();
@@ -241,33 +240,16 @@ class i915_node final : public node {
     if (cfg.paranoid && !cfg.perfmon) return {-1, EACCES};
     if (c.n_mux_regs + c.n_boolean_regs + c.n_flex_regs == 0) return {-1, EINVAL};
     const std::string uuid(c.uuid, sizeof c.uuid);
-    for (std::size_t i = 0; i < uuid.size(); ++i) {
-      const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-      const char ch = uuid[i];
-      const bool hex =
-          (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-      if (dash ? ch != '-' : !hex) return {-1, EINVAL};
-    }
+    if (!is_config_uuid(uuid)) return {-1, EINVAL};
     if (c.n_flex_regs != 0 && intel::is_gen7_family(intel::generation_of(cfg.platform))) {
       return {-1, EINVAL};
     }
-    if (gpu_->sets.count(uuid) != 0) return {-1, EADDRINUSE};
-    const std::uint64_t id = gpu_->next_set++;
-    gpu_->sets[uuid] = id;
-    gpu_->added.insert(id);
-    return {static_cast<long>(id), 0};
+    return gpu_->configs.add(uuid);
   }
   sys_result remove_config(std::uint64_t id) {
     const auto& cfg = gpu_->cfg;
     if (cfg.paranoid && !cfg.perfmon) return {-1, EACCES};
-    for (auto it = gpu_->sets.begin(); it != gpu_->sets.end(); ++it) {
-      if (it->second == id && gpu_->added.count(id) != 0) {
-        gpu_->sets.erase(it);
-        gpu_->added.erase(id);
-        return {};
-      }
-    }
-    return {-1, ENOENT};
+    return gpu_->configs.remove(id);
   }
 
   sys_result perf_open(kernel& k, const i915::perf_open_param& p) {
@@ -328,7 +310,7 @@ class i915_node final : public node {
     }
     // With no sets listed, the kernel has every set (any id it could have given).
     bool known_set = cfg.metric_sets.empty();
-    for (const auto& [uuid, id] : gpu_->sets) known_set = known_set || id == set;
+    known_set = known_set || gpu_->configs.has_id(set);
     if (!known_set) return {-1, EINVAL};
     if (gpu_->stream_open) return {-1, EBUSY};
     // The reports of this stream, from the emulated OA unit.
@@ -370,8 +352,7 @@ inline void add_i915(kernel& k, const std::string& node, const i915_config& cfg,
                      unsigned card = 0) {
   auto gpu = std::make_shared<detail::i915_gpu>();
   gpu->cfg = cfg;
-  gpu->sets = cfg.metric_sets;
-  for (const auto& [uuid, id] : cfg.metric_sets) gpu->next_set = std::max(gpu->next_set, id + 1);
+  gpu->configs.seed(cfg.metric_sets);
   k.add_path(node, [gpu](int, std::shared_ptr<sim::node>& out) {
     out = std::make_shared<detail::i915_node>(gpu);
     return sys_result{};
@@ -383,22 +364,8 @@ inline void add_i915(kernel& k, const std::string& node, const i915_config& cfg,
   k.add_file(i915::paranoid_sysctl, cfg.paranoid ? "1\n" : "0\n");
   k.add_file(i915::max_sample_rate_sysctl, std::to_string(cfg.max_sample_rate) + "\n");
   // metrics/<uuid>/id: the listed sets, or any uuid when none are listed.
-  const std::string metrics = dir + "metrics/";
-  const bool any = cfg.metric_sets.empty();
-  k.add_prefix(metrics, [gpu, metrics, any](const std::string& path) -> std::optional<opener> {
-    const std::string rest = path.substr(metrics.size());
-    if (rest.size() != 36 + 3 || rest.compare(36, 3, "/id") != 0) return std::nullopt;
-    const std::string uuid = rest.substr(0, 36);
-    if (gpu->sets.count(uuid) == 0) {
-      if (!any) return std::nullopt;
-      gpu->sets[uuid] = gpu->next_set++;
-    }
-    const std::string text = std::to_string(gpu->sets[uuid]) + "\n";
-    return opener([text](int, std::shared_ptr<sim::node>& out) {
-      out = std::make_shared<file_node>(text);
-      return sys_result{};
-    });
-  });
+  add_metrics_files(k, dir, std::shared_ptr<sim::config_table>(gpu, &gpu->configs),
+                    cfg.metric_sets.empty());
 }
 
 }  // namespace hwpc::live::sim

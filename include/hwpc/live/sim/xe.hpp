@@ -34,6 +34,7 @@
 #include "hwpc/emu.hpp"
 #include "hwpc/intel/formats_xe.hpp"
 #include "hwpc/intel/platform.hpp"
+#include "hwpc/live/sim/configs.hpp"
 #include "hwpc/live/sim/kernel.hpp"
 #include "hwpc/live/sim/xe_queries.hpp"
 #include "hwpc/live/xe_uapi.hpp"
@@ -70,9 +71,7 @@ namespace detail {
 struct xe_gpu {
   xe_config cfg;
   bool stream_open = false;
-  std::map<std::string, std::uint64_t> sets;  // handed out through sysfs
-  std::uint64_t next_set = 1;                 // Xe allocates config ids from 1
-  std::set<std::uint64_t> added;              // by ADD_CONFIG (REMOVE_CONFIG takes only these)
+  config_table configs{{}, 1, {}};  // Xe allocates config ids from 1
   // The GPU clock: `clock_base` ticks at `clock_origin`.
   std::chrono::steady_clock::time_point clock_origin = std::chrono::steady_clock::now();
   std::uint64_t clock_base = 0;
@@ -256,29 +255,12 @@ class xe_node final : public node {
     if (gpu_->cfg.paranoid) return {-1, EACCES};
     if (c.extensions != 0 || c.n_regs == 0 || c.regs_ptr == 0) return {-1, EINVAL};
     const std::string uuid(c.uuid, sizeof c.uuid);
-    for (std::size_t i = 0; i < uuid.size(); ++i) {
-      const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-      const char ch = uuid[i];
-      const bool hex =
-          (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-      if (dash ? ch != '-' : !hex) return {-1, EINVAL};
-    }
-    if (gpu_->sets.count(uuid) != 0) return {-1, EADDRINUSE};
-    const std::uint64_t id = gpu_->next_set++;
-    gpu_->sets[uuid] = id;
-    gpu_->added.insert(id);
-    return {static_cast<long>(id), 0};
+    if (!is_config_uuid(uuid)) return {-1, EINVAL};
+    return gpu_->configs.add(uuid);
   }
   sys_result remove_config(std::uint64_t id) {
     if (gpu_->cfg.paranoid) return {-1, EACCES};
-    for (auto it = gpu_->sets.begin(); it != gpu_->sets.end(); ++it) {
-      if (it->second == id && gpu_->added.count(id) != 0) {
-        gpu_->sets.erase(it);
-        gpu_->added.erase(id);
-        return {};
-      }
-    }
-    return {-1, ENOENT};
+    return gpu_->configs.remove(id);
   }
 
   sys_result stream_open(kernel& k, const xe::observation_param& p) {
@@ -326,7 +308,7 @@ class xe_node final : public node {
     if (set == 0) return {-1, EINVAL};
     // With no sets listed, the kernel has every set (any id it could have given).
     bool known_set = gpu_->cfg.metric_sets.empty();
-    for (const auto& [uuid, id] : gpu_->sets) known_set = known_set || id == set;
+    known_set = known_set || gpu_->configs.has_id(set);
     if (!known_set) return {-1, EINVAL};
     if (gpu_->stream_open) return {-1, EBUSY};
     const intel::xe_format* f = intel::find_xe_format(gpu_->cfg.platform, fmt);
@@ -359,8 +341,7 @@ class xe_node final : public node {
 inline void add_xe(kernel& k, const std::string& node, const xe_config& cfg, unsigned card = 0) {
   auto gpu = std::make_shared<detail::xe_gpu>();
   gpu->cfg = cfg;
-  gpu->sets = cfg.metric_sets;
-  for (const auto& [uuid, id] : cfg.metric_sets) gpu->next_set = std::max(gpu->next_set, id + 1);
+  gpu->configs.seed(cfg.metric_sets);
   k.add_path(node, [gpu](int, std::shared_ptr<sim::node>& out) {
     out = std::make_shared<detail::xe_node>(gpu);
     return sys_result{};
@@ -371,22 +352,8 @@ inline void add_xe(kernel& k, const std::string& node, const xe_config& cfg, uns
   k.add_file(dir + "device/tile0/gt0/freq0/min_freq", std::to_string(s.min_mhz) + "\n");
   k.add_file(dir + "device/tile0/gt0/freq0/max_freq", std::to_string(s.max_mhz) + "\n");
   // metrics/<uuid>/id: the listed sets and the added ones, or any uuid when none are listed.
-  const std::string metrics = dir + "metrics/";
-  const bool any = cfg.metric_sets.empty();
-  k.add_prefix(metrics, [gpu, metrics, any](const std::string& path) -> std::optional<opener> {
-    const std::string rest = path.substr(metrics.size());
-    if (rest.size() != 36 + 3 || rest.compare(36, 3, "/id") != 0) return std::nullopt;
-    const std::string uuid = rest.substr(0, 36);
-    if (gpu->sets.count(uuid) == 0) {
-      if (!any) return std::nullopt;
-      gpu->sets[uuid] = gpu->next_set++;
-    }
-    const std::string text = std::to_string(gpu->sets[uuid]) + "\n";
-    return opener([text](int, std::shared_ptr<sim::node>& out) {
-      out = std::make_shared<file_node>(text);
-      return sys_result{};
-    });
-  });
+  add_metrics_files(k, dir, std::shared_ptr<sim::config_table>(gpu, &gpu->configs),
+                    cfg.metric_sets.empty());
 }
 
 }  // namespace hwpc::live::sim
