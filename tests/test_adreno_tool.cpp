@@ -14,6 +14,7 @@
 #include "adreno_rd_writer.hpp"
 #include "adreno_results_capture.hpp"
 #include "adreno_seed.hpp"
+#include "sanitizer.hpp"
 #include "tool_runner.hpp"
 
 namespace {
@@ -229,7 +230,7 @@ TEST_F(AdrenoTool, MemoryStaysFlatOnALargeStream) {
   // Not under AddressSanitizer: g++'s runtime alone holds ~53 MiB before the first
   // packet (the tool on a 128-byte input), so the bound would measure the sanitizer;
   // the regular build and scripts/peak-memory.sh hold it (as in HexTextMemoryStaysFlat).
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(HWPC_TEST_UNDER_ASAN)
   std::printf("max RSS %ld KiB under AddressSanitizer (not bounded here)\n", ru.ru_maxrss);
 #else
   EXPECT_LT(ru.ru_maxrss, (32 + 48) * 1024L) << "max RSS " << ru.ru_maxrss << " KiB";
@@ -270,7 +271,7 @@ TEST_F(AdrenoTool, HexTextMemoryStaysFlat) {
   // Under AddressSanitizer the shadow memory and allocator caches alone pass that
   // bound, so the figure would measure the sanitizer, not hwpc: the regular build
   // and scripts/peak-memory.sh hold the bound, this build checks the events.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(HWPC_TEST_UNDER_ASAN)
   std::printf("max RSS %ld KiB under AddressSanitizer (not bounded here)\n", ru.ru_maxrss);
 #else
   EXPECT_LT(ru.ru_maxrss, (48 + 48) * 1024L) << "max RSS " << ru.ru_maxrss << " KiB";

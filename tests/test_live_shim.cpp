@@ -11,16 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "tool_runner.hpp"
-
 // An ASan-built tool refuses a preloaded library ahead of its runtime.
-#if defined(__SANITIZE_ADDRESS__)
-#define HWPC_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HWPC_TEST_UNDER_ASAN 1
-#endif
-#endif
+#include "sanitizer.hpp"
+#include "tool_runner.hpp"
 
 #ifndef HWPC_SHIM_PATH
 #define HWPC_SHIM_PATH ""
