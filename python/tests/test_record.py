@@ -94,6 +94,8 @@ def test_intel_batches_are_the_files_rows(tmp_path):
     assert res["counts"]["done"] and res["counts"]["samples"] == res["accounting"]["reports"]
 
 
+@pytest.mark.skipif(not hwpc._hwpc.have_pugixml,
+                    reason="the metric XML loader (pugixml) is not built in")
 def test_intel_metric_columns_are_decodes(tmp_path):
     # The batches carry the set's metric columns, computed on the recording's
     # device as hwpc.intel.decode(out, metrics=..., set=...) computes them.
