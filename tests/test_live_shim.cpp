@@ -49,6 +49,14 @@ class LiveShim : public hwpc::testing::tool_test {
                        std::string(HWPC_TOOL_PATH) + " " + args + " 2>&1");
   }
   std::string path(const char* name) const { return (dir_ / name).string(); }
+  // `hwpc record intel` into `rec` on `device`, ended by SIGTERM a second in
+  // (4000 reports: more than a second's worth, so the signal ends it).
+  run_result record_until_sigterm(const std::string& device, const std::string& rec) {
+    return run_command("LD_PRELOAD=" + std::string(HWPC_SHIM_PATH) + " HWPC_SHIM_DEVICE=" + device +
+                       " HWPC_SHIM_REPORTS=4000 " + std::string(HWPC_TOOL_PATH) +
+                       " record intel --set-id 2 --exponent 14 --out " + rec +
+                       " 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid");
+  }
 };
 
 TEST_F(LiveShim, IntelRecordingDecodesLikeTheEmulators) {
@@ -94,11 +102,7 @@ TEST_F(LiveShim, IntelMetricSetFoundByItsGuid) {
 
 TEST_F(LiveShim, SigtermEndsWithACompleteFile) {
   const std::string rec = path("term.rec");
-  auto r =
-      run_command("LD_PRELOAD=" + std::string(HWPC_SHIM_PATH) +
-                  " HWPC_SHIM_DEVICE=intel:tgl HWPC_SHIM_REPORTS=4000 " +
-                  std::string(HWPC_TOOL_PATH) + " record intel --set-id 2 --exponent 14 --out " +
-                  rec + " 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid");
+  auto r = record_until_sigterm("intel:tgl", rec);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("reports, 0 OA_REPORT_LOST"), std::string::npos) << r.out;
   auto d = hwpc::testing::run_tool("decode " + rec, true);
@@ -208,11 +212,7 @@ TEST_F(LiveShim, XeFaultsBecomeMessagesThatSayWhatToChange) {
 
 TEST_F(LiveShim, XeSigtermEndsWithACompleteFile) {
   const std::string rec = path("term-xe.rec");
-  auto r =
-      run_command("LD_PRELOAD=" + std::string(HWPC_SHIM_PATH) +
-                  " HWPC_SHIM_DEVICE=intel:lnl HWPC_SHIM_REPORTS=4000 " +
-                  std::string(HWPC_TOOL_PATH) + " record intel --set-id 2 --exponent 14 --out " +
-                  rec + " 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid");
+  auto r = record_until_sigterm("intel:lnl", rec);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("Xe driver: "), std::string::npos) << r.out;
   auto d = hwpc::testing::run_tool("decode " + rec, true);
