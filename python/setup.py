@@ -45,6 +45,9 @@ def _part(module, macro):
 # The same parts, under the same macros, as CMakeLists.txt's hwpc_add_part().
 _part("pugixml", "HWPC_HAVE_PUGIXML")
 _part("zlib", "HWPC_HAVE_ZLIB")
+# A Python object touched while a decode has released the GIL raises rather
+# than racing another thread (python/CMakeLists.txt builds the same way).
+macros.append(("PYBIND11_ASSERT_GIL_HELD_INCREF_DECREF", None))
 
 ext = Extension(
     "hwpc._hwpc",

@@ -74,6 +74,7 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   // The schema and no row (hwpc.dask's meta): the input's header is read
   // (a recording's DEVICE_INFO), its reports are not.
   const bool schema_only = p.flag("_schema_only");
+  const bool summary = p.flag("summary");
   // Usage errors before the input is touched, as the tool reports them.
   if (auto c = intel::check(o, python_spelling); !c) raise(c.error_value());
   input_source in(source);
@@ -83,13 +84,15 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   std::optional<totals_sink> totals;
   null_sink nothing;
   {
+    // Nothing below touches a Python object: other threads (a Dask client's
+    // event loop) run while the capture is decoded.
     pyb::gil_scoped_release unlocked;
     auto opened =
         intel::open(capture_source::borrow(in.bytes(), in.name()), std::move(o), python_spelling);
     if (!opened) raise(opened.error_value());
     cap = std::move(*opened);
     row_writer* w = &nothing;
-    if (p.flag("summary")) {
+    if (summary) {
       w = &totals.emplace(cap->schema(), cap->totals_metrics());
     } else if (!discard) {
       w = &columns.emplace(cap->schema());
