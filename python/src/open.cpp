@@ -177,7 +177,10 @@ struct decoded {
 void run(capture_source src, hwpc::open_options o, const call_options& c, std::size_t size,
          decoded& d) {
   const std::string path = src.name();
-  const identity id = identify(src.bytes());
+  // A vendor's own call has its vendor: the bytes need not say it (the
+  // identity only words a refusal, and its call passes none of another
+  // vendor's options). Else they are identified once, for the rule and open.
+  const identity id = c.own_call ? identity{} : identify(src.bytes());
   auto chosen = choose_vendor(id, path, o, python);
   if (!chosen) throw usage_failure(chosen.error_value().message);
   const hwpc::vendor v = *chosen;
@@ -190,7 +193,7 @@ void run(capture_source src, hwpc::open_options o, const call_options& c, std::s
     if (auto ok = check_options(o, v, python); !ok) throw usage_failure(ok.error_value().message);
   }
   o.vendor = v;
-  auto opened = hwpc::open(std::move(src), o, python);
+  auto opened = hwpc::open(std::move(src), o, python, id);
   if (!opened) raise(v, path, opened.error_value(), true);
   d.cap = std::move(*opened);
   capture& cap = *d.cap;
@@ -237,6 +240,7 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   // A vendor's own call checks its options before the input is touched, as
   // the tool's vendor commands do.
   if (c.own_call && o.vendor) {
+    if (*o.vendor == vendor::mali && c.gpu_id_hex) o.gpu = c.gpu_id_hex;
     if (auto ok = check_options(o, *o.vendor, python); !ok) {
       throw usage_failure(ok.error_value().message);
     }

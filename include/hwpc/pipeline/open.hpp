@@ -228,10 +228,12 @@ inline result<void> check_options(const open_options& o, hwpc::vendor v,
   return {};
 }
 
-// Opens `src` as the capture of the vendor choose_vendor() picks.
+// Opens `src`, which `id` describes, as the capture of the vendor
+// choose_vendor() picks: for a door that identified the bytes already (to
+// word its own messages by vendor), so they are read once. identify() parses
+// a recording's records, a cost a large capture shows.
 inline result<std::unique_ptr<capture>> open(capture_source src, const open_options& o,
-                                             const pipeline::spelling& sp) {
-  const identity id = identify(src.bytes());
+                                             const pipeline::spelling& sp, const identity& id) {
   auto v = choose_vendor(id, src.name(), o, sp);
   if (!v) return v.error_value();
   if (*v == vendor::mali) {
@@ -241,6 +243,13 @@ inline result<std::unique_ptr<capture>> open(capture_source src, const open_opti
   }
   if (*v == vendor::adreno) return adreno::open_capture(std::move(src), adreno_options(o), sp);
   return intel::open_capture(std::move(src), intel_options(o), sp);
+}
+
+// Opens `src` as the capture of the vendor choose_vendor() picks.
+inline result<std::unique_ptr<capture>> open(capture_source src, const open_options& o,
+                                             const pipeline::spelling& sp) {
+  const identity id = identify(src.bytes());
+  return open(std::move(src), o, sp, id);
 }
 
 }  // namespace hwpc
