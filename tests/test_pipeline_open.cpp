@@ -4,16 +4,21 @@
 // in each door's spelling of the options. hwpc::open's vendor rule
 // (pipeline/open.hpp) branch by branch, and `hwpc decode` on a Mali and an
 // Adreno capture printing what `hwpc mali` and `hwpc adreno --output csv` print.
+// What a capture says after its rows (records dropped, partial rows) without
+// a door knowing its vendor, the options checked alone per vendor, and the
+// output check worded as the option parser words a choice, in each spelling.
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "hwpc/core/bytes.hpp"
+#include "hwpc/output/make_writer.hpp"
 #include "hwpc/pipeline/identify.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
 #include "hwpc/pipeline/open.hpp"
@@ -254,7 +259,119 @@ TEST(PipelineOpen, OpensTheVendorTheRulePicks) {
   EXPECT_EQ(bad_gpu.error_value().message.rfind("--gpu: ", 0), 0u);
 }
 
+TEST(PipelineOpen, EachVendorsOptionsAreCheckedBeforeAnyByte) {
+  hwpc::open_options o;
+  o.mali.reader = "perf";
+  auto m = hwpc::check_options(o, hwpc::vendor::mali, {door::python});
+  ASSERT_FALSE(m);
+  EXPECT_TRUE(hwpc::is_usage(m.error_value()));
+  EXPECT_EQ(m.error_value().message, "reader: expected vinstr or kinstr, not 'perf'");
+  // Another vendor's options are not this vendor's to check.
+  EXPECT_TRUE(hwpc::check_options(o, hwpc::vendor::adreno, {door::python}));
+  hwpc::open_options a;
+  a.format = "elf";
+  EXPECT_EQ(hwpc::check_options(a, hwpc::vendor::adreno, {door::tool}).error_value().message,
+            "--format: expected auto, rd, hex or bin, not 'elf'");
+  hwpc::open_options g;
+  g.gpu = "no-such-gpu";
+  EXPECT_EQ(hwpc::check_options(g, hwpc::vendor::mali, {door::python})
+                .error_value()
+                .message.rfind("gpu: ", 0),
+            0u);
+  hwpc::open_options i;
+  i.intel.platform = "hsw";
+  i.format = "nope";
+  auto bad = hwpc::check_options(i, hwpc::vendor::intel, {door::tool});
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(hwpc::is_usage(bad.error_value()));
+  i.format = "A45_B8_C8";
+  EXPECT_TRUE(hwpc::check_options(i, hwpc::vendor::intel, {door::tool}));
+}
+
+TEST(PipelineOutputCheck, AWrongNameIsWordedAsTheOptionParserWordsAChoice) {
+  namespace output = hwpc::output;
+  auto tool = output::check_output("xml", false, "interval", false);
+  ASSERT_FALSE(tool);
+  EXPECT_TRUE(hwpc::is_usage(tool.error_value()));
+  EXPECT_EQ(tool.error_value().message,
+            "--output: expected csv, json, perfetto, chrome-json or html, not 'xml'");
+  auto py = output::check_output("xml", false, "interval", false, {door::python});
+  ASSERT_FALSE(py);
+  EXPECT_EQ(py.error_value().message,
+            "output: expected csv, json, perfetto, chrome-json or html, not 'xml'");
+  EXPECT_EQ(output::check_output("html", true, "interval", false).error_value().message,
+            "--summary and --output html: the report holds the totals already");
+  EXPECT_EQ(
+      output::check_output("html", true, "sample", false, {door::python}).error_value().message,
+      "summary and output='html': the report holds the totals already");
+  EXPECT_TRUE(output::check_output("json", true, "sample", false, {door::python}));
+}
+
 class PipelineOpenTool : public hwpc::testing::tool_test {};
+
+// Counts the rows, keeps nothing.
+class row_count final : public hwpc::row_writer {
+ public:
+  void write(const hwpc::row&) override { ++rows; }
+  void end(const hwpc::accounting&) override {}
+  std::size_t rows = 0;
+};
+
+std::vector<std::byte> file_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::vector<std::byte> b;
+  for (auto it = std::istreambuf_iterator<char>(f); it != std::istreambuf_iterator<char>(); ++it) {
+    b.push_back(static_cast<std::byte>(*it));
+  }
+  return b;
+}
+
+// The lines a door shows after the rows come from the capture itself: an
+// Intel stream's lost records, an Adreno capture that ends inside a section.
+TEST_F(PipelineOpenTool, TheCaptureSaysWhatFollowsItsRows) {
+  using hwpc::capture_source;
+  using hwpc::testing::run_tool;
+  const std::string skl = (dir_ / "skl.bin").string();
+  ASSERT_EQ(run_tool("emulate --platform skl --format A32u40_A4u32_B8_C8 --output-kind "
+                     "i915-stream --faults report-lost --reports 300 --seed 4 --out " +
+                     skl)
+                .status,
+            0);
+  hwpc::open_options o;
+  o.intel.platform = "skl";
+  o.intel.input_kind = "i915-stream";
+  o.format = "A32u40_A4u32_B8_C8";
+  auto src = capture_source::map(skl);
+  ASSERT_TRUE(src);
+  auto c = hwpc::open(std::move(*src), o, {door::tool});
+  ASSERT_TRUE(c) << c.error_value().message;
+  EXPECT_TRUE((*c)->notes_after_rows().empty());  // nothing written yet
+  row_count rows;
+  ASSERT_TRUE((*c)->write_rows(rows));
+  const auto notes = (*c)->notes_after_rows();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind(skl + ": 303 records read = 300 reports", 0), 0u) << notes[0];
+  EXPECT_NE(notes[0].find("+ 3 lost (3 report-lost"), std::string::npos) << notes[0];
+  EXPECT_FALSE((*c)->partial_output());
+
+  const std::string rd = (dir_ / "a630.rd").string();
+  ASSERT_EQ(run_tool("adreno emulate --gpu a630 --rounds 3 --seed 7 --out " + rd).status, 0);
+  const std::vector<std::byte> whole = file_bytes(rd);
+  ASSERT_GT(whole.size(), 2000u);
+  auto a = hwpc::open(capture_source::borrow(whole, "a630.rd"), {}, {door::tool});
+  ASSERT_TRUE(a) << a.error_value().message;
+  ASSERT_TRUE((*a)->write_rows(rows));
+  EXPECT_FALSE((*a)->partial_output());
+  EXPECT_TRUE((*a)->notes_after_rows().empty());
+  const std::vector<std::byte> cut(whole.begin(), whole.begin() + 2000);
+  auto p = hwpc::open(capture_source::borrow(cut, "cut.rd"), {}, {door::tool});
+  ASSERT_TRUE(p) << p.error_value().message;
+  EXPECT_FALSE((*p)->partial_output());  // nothing written yet
+  ASSERT_TRUE((*p)->write_rows(rows));
+  ASSERT_TRUE((*p)->partial_output());
+  EXPECT_EQ(*(*p)->partial_output(),
+            "cut.rd: 1 problem (0 bytes skipped); the output above is partial");
+}
 
 // `hwpc decode FILE` goes through hwpc::open in the same process and prints
 // the same bytes as the vendor's own command, stdout and stderr.

@@ -213,6 +213,8 @@ const option_case cases[] = {
     {"adreno emulate", "--rounds 0 --out {dir}/f.rd", 1, "--rounds: a number from 1 to 100000"},
     {"adreno emulate", "--seed -1 --out {dir}/f.rd", 1,
      "--seed: expected a number (decimal or 0x hex), not '-1'"},
+    {"adreno emulate", "--seed x --out {dir}/f.rd", 1,
+     "--seed: expected a number (decimal or 0x hex), not 'x'"},
     {"adreno", "{rd} --queries --summary", 1, "--queries is the listing's"},
     // report
     {"report", "{rec} --out {dir}/r.html --metrics {xml} --set RenderBasic", 0, ""},

@@ -10,10 +10,8 @@
 #include <string>
 
 #include "cli.hpp"
-#include "hwpc/output/summary.hpp"
 #include "hwpc/pipeline/adreno_capture.hpp"
 #include "hwpc/pipeline/capture.hpp"
-#include "hwpc/pipeline/intel_capture.hpp"
 
 namespace hwpc::cli {
 
@@ -47,14 +45,9 @@ struct adreno_issue_printer {
   }
 };
 
-// The Adreno reader skipped bad data: the rows above are partial (exit 2).
+// The Adreno reader skipped bad data: the listing above is partial (exit 2).
 inline int adreno_partial(const std::string& path, std::size_t issues, std::uint64_t skipped) {
-  std::fprintf(stderr,
-               "hwpc adreno: %s: %zu problem%s (%llu bytes skipped); the output above is "
-               "partial\n",
-               path.c_str(), issues, issues == 1 ? "" : "s",
-               static_cast<unsigned long long>(skipped));
-  return exit_bad_input;
+  return fail("adreno", adreno::partial_line(path, issues, skipped), exit_bad_input);
 }
 
 // Writes `c` (opened from `path`) into `out` as `wo` says, warnings on
@@ -80,19 +73,15 @@ int write_capture(
   for (const std::string& line : c.warnings_after_rows(20, sp)) {
     std::fprintf(stderr, "hwpc %s: warning: %s\n", command_of(v), line.c_str());
   }
-  if (const auto* oa = dynamic_cast<const intel::oa_capture*>(&c)) {
-    if (const auto& w = oa->written(); w && w->anything_dropped()) {
-      const std::string name = path.empty() ? "(default capture)" : path;
-      fail("decode", name + ": " + output::describe(*w), exit_ok);
-    }
-  }
+  // What the capture says once its rows are written: records dropped on the
+  // way, and whether the rows are partial.
+  for (const std::string& line : c.notes_after_rows()) fail(command_of(v), line, exit_ok);
   if (!acc) {
     if (v == vendor::intel) return capture_fail(v, path, acc.error_value());
     return fail(command_of(v), path + ": " + acc.error_value().describe(), exit_bad_input);
   }
-  if (const auto* q = dynamic_cast<const adreno::query_capture*>(&c)) {
-    const adreno::rows_done& d = q->done();
-    if (d.issues != 0) return adreno_partial(path, d.issues, d.walk.skipped_bytes);
+  if (const auto partial = c.partial_output()) {
+    return fail(command_of(v), *partial, exit_bad_input);
   }
   return exit_ok;
 }

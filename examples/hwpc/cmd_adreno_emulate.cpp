@@ -119,10 +119,10 @@ int cmd_adreno_emulate(const std::vector<std::string>& args) {
   if (!rounds || *rounds < 1 || *rounds > 100000) {
     return fail("adreno emulate", "--rounds: a number from 1 to 100000", exit_usage);
   }
-  const auto seed = parse_number(parsed->get("seed").value_or("1"));
-  if (!seed) return fail("adreno emulate", "--seed: bad number", exit_usage);
   o.rounds = static_cast<std::uint32_t>(*rounds);
-  o.seed = *seed;
+  // A number option: the parser has refused anything else, in its words
+  // ("--seed: expected a number (decimal or 0x hex), not 'x'").
+  o.seed = parse_number(parsed->get("seed").value_or("1")).value_or(1);
   o.libwrap = parsed->has("libwrap");
   if (const auto size = parsed->get("size")) {
     if (parsed->has("rounds")) {

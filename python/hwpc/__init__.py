@@ -43,25 +43,44 @@ def identify(source):
     return dict(_hwpc.identify(source))
 
 
+# The keywords of hwpc.decode: every vendor's (each vendor's call takes its own).
+_DECODE_KEYWORDS = frozenset((
+    "vendor", "summary", "format", "gpu",
+    "platform", "input_kind", "metrics", "set", "device_vars", "arithmetic", "definitions",
+    "context", "xe_losses", "unverified_layouts",
+    "reader", "l2_slices", "core_mask", "bus_width_bits", "derived", "per_instance",
+    "core_index", "names", "max_clock_mhz",
+))
+
+
 def decode(source, **options):
     """The rows of any capture hwpc can recognise: ``hwpc decode FILE``.
 
-    The vendor comes from the library's one vendor rule (include/hwpc/
-    pipeline/open.hpp, as for ``hwpc decode`` and ``hwpc report``): what the
-    bytes prove (an Intel recording, a Mali capture file, an Adreno .rd, gzip
-    or hex text) and which options are given (``platform`` and ``format`` read
-    raw Intel reports and streams, a Mali option names Mali). A Mali capture
-    is read by ``hwpc.mali.decode``, an Adreno one by ``hwpc.adreno.queries``,
-    an Intel one by ``hwpc.intel.decode``, each with ``options``; an option of
-    another vendor, or input nothing names, is a ValueError that says why.
+    The capture is opened by the library's ``hwpc::open`` (include/hwpc/
+    pipeline/open.hpp), as ``hwpc decode`` and ``hwpc report`` open it, and
+    the vendor comes from its one vendor rule: ``vendor`` when given
+    ("intel", "mali" or "adreno"), else what the bytes prove (an Intel
+    recording, a Mali capture file, an Adreno .rd, gzip or hex text) and
+    which options are given (``platform`` and ``format`` read raw Intel
+    reports and streams, a Mali option names Mali). ``options`` are the
+    keywords of ``hwpc.intel.decode``, ``hwpc.mali.decode`` and
+    ``hwpc.adreno.queries``, and the rows are the ones those calls give; an
+    option of another vendor, or input nothing names, is a ValueError that
+    says why.
     """
-    vendor = _hwpc.vendor_of(source, options)
-    options.pop("vendor", None)
-    if vendor == "intel":
-        return intel.decode(source, **options)
-    if vendor == "mali":
-        return mali.decode(source, **options)
-    return adreno.queries(source, **options)
+    unknown = sorted(set(options) - _DECODE_KEYWORDS)
+    if unknown:
+        raise TypeError("decode() got an unexpected keyword argument %r" % unknown[0])
+    opts = dict(options)
+    if opts.get("metrics") is not None:
+        import os
+
+        opts["metrics"] = os.fspath(opts["metrics"])
+    for key, as_given in (("device_vars", dict), ("xe_losses", lambda x: [tuple(t) for t in x])):
+        opts[key] = as_given(opts[key]) if opts.get(key) else None
+    for key in ("summary", "unverified_layouts", "per_instance"):
+        opts[key] = bool(opts.get(key))
+    return Rows(_hwpc.decode(source, opts), summary=bool(options.get("summary")))
 
 
 def __getattr__(name):

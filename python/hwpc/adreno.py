@@ -16,6 +16,12 @@ def _options(*, format: str = "auto", gpu: Optional[Union[str, int]] = None,
     return {"format": format, "gpu": None if gpu is None else str(gpu), "summary": bool(summary)}
 
 
+def _own(opts: Dict[str, Any]) -> Dict[str, Any]:
+    # hwpc.decode's binding (the library's hwpc::open) with the vendor given:
+    # the options are checked before the input is read, as ``hwpc adreno`` does.
+    return dict(opts, vendor="adreno", _own_call=True)
+
+
 def queries(source: Source, *, format: str = "auto", gpu: Optional[Union[str, int]] = None,
             summary: bool = False) -> Rows:
     """The query results of ``hwpc adreno --output csv`` as rows.
@@ -30,14 +36,14 @@ def queries(source: Source, *, format: str = "auto", gpu: Optional[Union[str, in
     the results' totals.
     """
     opts = _options(format=format, gpu=gpu, summary=summary)
-    return Rows(_hwpc.adreno_queries(source, opts), summary=bool(summary))
+    return Rows(_hwpc.decode(source, _own(opts)), summary=bool(summary))
 
 
 def _schema(source: Source, **kw: Any) -> Rows:
     """No rows, the columns of queries(source, **kw) (hwpc.dask's meta)."""
     opts = _options(**kw)
     opts["_schema_only"] = True
-    return Rows(_hwpc.adreno_queries(source, opts), summary=opts["summary"])
+    return Rows(_hwpc.decode(source, _own(opts)), summary=opts["summary"])
 
 
 def packets(source: Source, *, format: str = "auto", gpu: Optional[Union[str, int]] = None):

@@ -29,6 +29,12 @@ def _options(*, platform: Optional[str] = None, format: Optional[str] = None,
     }
 
 
+def _own(opts: Dict[str, Any]) -> Dict[str, Any]:
+    # hwpc.decode's binding (the library's hwpc::open) with the vendor given:
+    # the options are checked before the input is read, as ``hwpc decode`` does.
+    return dict(opts, vendor="intel", _own_call=True)
+
+
 def decode(source: Source, *, platform: Optional[str] = None, format: Optional[str] = None,
            input_kind: Optional[str] = None, metrics: Optional[Union[str, os.PathLike]] = None,
            set: Optional[str] = None, device_vars: Optional[Mapping[str, Union[int, float]]] = None,
@@ -57,7 +63,7 @@ def decode(source: Source, *, platform: Optional[str] = None, format: Optional[s
                     set=set, device_vars=device_vars, arithmetic=arithmetic,
                     definitions=definitions, context=context,
                     summary=summary, xe_losses=xe_losses, unverified_layouts=unverified_layouts)
-    return Rows(_hwpc.intel_decode(source, opts), summary=bool(summary))
+    return Rows(_hwpc.decode(source, _own(opts)), summary=bool(summary))
 
 
 def _schema(source: Source, **kw: Any) -> Rows:
@@ -65,7 +71,7 @@ def _schema(source: Source, **kw: Any) -> Rows:
     (a recording's DEVICE_INFO), its reports are not (hwpc.dask's meta)."""
     opts = _options(**kw)
     opts["_schema_only"] = True
-    return Rows(_hwpc.intel_decode(source, opts), summary=opts["summary"])
+    return Rows(_hwpc.decode(source, _own(opts)), summary=opts["summary"])
 
 
 def _measure(source: Source, where: str, **kw: Any) -> int:
@@ -73,4 +79,4 @@ def _measure(source: Source, where: str, **kw: Any) -> int:
     (``where="discard"``) or into C++ columns freed there (``"store"``)."""
     opts = _options(**kw)
     opts["_discard" if where == "discard" else "_store_only"] = True
-    return _hwpc.intel_decode(source, opts)["values"]
+    return _hwpc.decode(source, _own(opts))["values"]

@@ -25,6 +25,12 @@ def _options(*, gpu: Optional[Union[str, int]] = None, reader: Optional[str] = N
     }
 
 
+def _own(opts: Dict[str, Any]) -> Dict[str, Any]:
+    # hwpc.decode's binding (the library's hwpc::open) with the vendor given:
+    # the options are checked before the input is read, as ``hwpc mali`` does.
+    return dict(opts, vendor="mali", _own_call=True)
+
+
 def decode(source: Source, *, gpu: Optional[Union[str, int]] = None, reader: Optional[str] = None,
            l2_slices: Optional[int] = None, core_mask: Optional[int] = None,
            bus_width_bits: Optional[int] = None, derived: Optional[str] = None,
@@ -52,11 +58,11 @@ def decode(source: Source, *, gpu: Optional[Union[str, int]] = None, reader: Opt
                     bus_width_bits=bus_width_bits, derived=derived, per_instance=per_instance,
                     summary=summary, core_index=core_index, names=names,
                     max_clock_mhz=max_clock_mhz)
-    return Rows(_hwpc.mali_decode(source, opts), summary=bool(summary))
+    return Rows(_hwpc.decode(source, _own(opts)), summary=bool(summary))
 
 
 def _schema(source: Source, **kw: Any) -> Rows:
     """No rows, the columns of decode(source, **kw) (hwpc.dask's meta)."""
     opts = _options(**kw)
     opts["_schema_only"] = True
-    return Rows(_hwpc.mali_decode(source, opts), summary=opts["summary"])
+    return Rows(_hwpc.decode(source, _own(opts)), summary=opts["summary"])

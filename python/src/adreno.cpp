@@ -1,8 +1,8 @@
-// hwpc.adreno: a binding of the library's Adreno pipeline, the one `hwpc
-// adreno` calls: the query rows (pipeline/adreno_capture.hpp) as columns,
-// and the packet listing (pipeline/adreno_packets.hpp) as a table. Options
-// are checked and worded by the library in Python's spelling; an .rd file,
-// plain or gzip, is streamed from its path in bounded memory.
+// hwpc.adreno.packets: a binding of the library's packet listing
+// (pipeline/adreno_packets.hpp), the one `hwpc adreno --packets` writes, as a
+// table. Options are checked and worded by the library in Python's spelling;
+// an .rd file, plain or gzip, is streamed from its path in bounded memory.
+// The query rows (hwpc.adreno.queries) are hwpc::open's, bound in open.cpp.
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -22,7 +22,7 @@ namespace {
 
 const pipeline::spelling python{pipeline::door::python};
 
-// The options both calls take, checked (usage errors as ValueError).
+// The options, checked (usage errors as ValueError).
 adreno::open_options open_options_of(const options& o) {
   adreno::open_options a;
   a.format = o.get<std::string>("format").value_or("auto");
@@ -52,49 +52,6 @@ capture_source source_of(const pyb::object& source, std::optional<input_source>&
 [[noreturn]] void raise(const std::string& path, const error& e) {
   if (is_usage(e)) throw usage_failure(path + ": " + e.message);
   fail_input(path, e);
-}
-
-pyb::dict queries(const pyb::object& source, const pyb::dict& opts) {
-  const options o(opts);
-  adreno::open_options a = open_options_of(o);
-  const bool summary = o.flag("summary");
-  const bool schema_only = o.flag("_schema_only");  // hwpc.dask's meta
-  std::optional<input_source> keep;
-  capture_source src = source_of(source, keep);
-  const std::string path = src.name();
-  std::vector<std::string> issues;
-  a.on_issue = [&](const error& e, bool note) {
-    issues.push_back(path + ": " + (note ? "note: " : "") + e.describe());
-  };
-  std::unique_ptr<adreno::query_capture> c;
-  std::optional<column_sink> columns;
-  std::optional<totals_sink> totals;
-  {
-    pyb::gil_scoped_release unlocked;
-    auto opened = adreno::query_capture::open(std::move(src), a, python);
-    if (!opened) raise(path, opened.error_value());
-    c = std::move(*opened);
-    for (const std::string& w : c->warnings()) issues.push_back(path + ": note: " + w);
-    output::row_writer* w = nullptr;
-    if (summary) {
-      w = &totals.emplace(c->schema(),
-                          c->writer_parts({output::writer_kind::csv, true}).totals_metrics);
-    } else {
-      w = &columns.emplace(c->schema());
-    }
-    if (schema_only) {
-      w->end(accounting{});
-    } else if (auto acc = c->write_rows(*w); !acc) {
-      fail_input(path, acc.error_value());
-    }
-  }
-  pyb::dict out = totals ? totals->to_python() : columns->to_python();
-  out["schema"] = schema_to_python(c->schema());
-  out["dropped"] = pyb::list();
-  out["issues"] = pyb::cast(issues);
-  const auto& id = c->done().gpu_id;
-  out["gpu_id"] = id ? pyb::object(pyb::int_(*id)) : pyb::object(pyb::none());
-  return out;
 }
 
 pyb::dict packets(const pyb::object& source, const pyb::dict& opts) {
@@ -135,7 +92,6 @@ pyb::dict packets(const pyb::object& source, const pyb::dict& opts) {
 }  // namespace
 
 void bind_adreno(pyb::module_& m) {
-  m.def("adreno_queries", &queries, pyb::arg("source"), pyb::arg("options"));
   m.def("adreno_packets", &packets, pyb::arg("source"), pyb::arg("options"));
 }
 

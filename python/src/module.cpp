@@ -126,10 +126,10 @@ pyb::dict identify_source(const pyb::object& source) {
   return d;
 }
 
-// hwpc.decode's vendor: the library's one vendor rule (pipeline/open.hpp,
-// as `hwpc decode FILE` and `hwpc report`), from the bytes and which options
-// are given (their values only where the rule reads them); the vendor's own
-// call then opens the capture with every option.
+// The vendor hwpc.decode reads a capture as: the library's one vendor rule
+// (pipeline/open.hpp, as `hwpc decode FILE` and `hwpc report`), from the
+// bytes and which options are given (their values only where the rule reads
+// them). hwpc.decode itself runs the rule inside hwpc::open (open.cpp).
 std::string vendor_of(const pyb::object& source, const pyb::dict& opts) {
   const options o(opts);
   hwpc::open_options h;
@@ -196,8 +196,7 @@ PYBIND11_MODULE(_hwpc, m) {
         "What a capture is: vendor, input kind, platform or GPU, and why.");
   m.def("vendor_of", &hwpc::py::vendor_of, pyb::arg("source"), pyb::arg("options"),
         "The vendor hwpc.decode reads `source` as (the library's vendor rule).");
-  bind_intel(m);
-  bind_mali(m);
+  bind_open(m);
   bind_adreno(m);
   bind_perfetto(m);
   bind_record(m);

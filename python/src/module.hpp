@@ -5,8 +5,7 @@
 
 namespace hwpc::py {
 
-void bind_intel(pybind11::module_& m);
-void bind_mali(pybind11::module_& m);
+void bind_open(pybind11::module_& m);
 void bind_adreno(pybind11::module_& m);
 void bind_perfetto(pybind11::module_& m);
 void bind_record(pybind11::module_& m);

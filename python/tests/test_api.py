@@ -59,3 +59,23 @@ def test_decode_follows_the_librarys_vendor_rule():
         hwpc.decode(b"HWPCMALI", context=1)
     with pytest.raises(ValueError, match="cannot tell what the capture is: platform and format"):
         hwpc.decode(raw)
+
+
+def test_decode_refuses_what_no_vendor_takes_and_a_mali_option_elsewhere(tmp_path):
+    # hwpc.decode takes the keywords of every vendor's call, as hwpc::open's options.
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        hwpc.decode(b"HWPCMALI", colour="red")
+    rd = tmp_path / "a530.rd"
+    run_tool("adreno", "emulate", "--gpu", "a530", "--rounds", "2", "--out", rd)
+    # Mali's keywords that pick no vendor are still Mali's alone.
+    with pytest.raises(ValueError, match="names is not an option for Adreno captures"):
+        hwpc.decode(str(rd), names="streamline")
+    with pytest.raises(ValueError, match="per_instance is not an option for Adreno captures"):
+        hwpc.decode(str(rd), per_instance=True)
+    # The vendor's call checks its options before the input is read; hwpc.decode
+    # reads the input first (the vendor comes from it).
+    with pytest.raises(ValueError, match="reader: expected vinstr or kinstr, not 'perf'"):
+        hwpc.mali.decode(str(tmp_path / "absent"), reader="perf")
+    with pytest.raises(hwpc.DecodeError, match="cannot open"):
+        hwpc.decode(str(tmp_path / "absent"), reader="perf")
+    assert len(hwpc.decode(str(rd))) == len(hwpc.adreno.queries(str(rd))) > 0

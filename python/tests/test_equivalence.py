@@ -144,3 +144,50 @@ def test_intel_rows_with_metrics_agree(tmp_path):
     rows = hwpc.intel.decode(str(path), metrics=xml)
     header, table = tool_csv("decode", path, "--metrics", xml)
     assert_rows_equal_csv(rows, header, table)
+
+
+def _one_of_each_vendor(d):
+    """(what, path, options): an Intel raw capture (its platform and format
+    given) and recording, a Mali kinstr capture file, an Adreno .rd."""
+    raw, rec = d / "hsw.raw", d / "tgl.rec"
+    run_tool("emulate", "--platform", "hsw", "--format", "A45_B8_C8", "--output-kind", "raw",
+             "--faults", "wrap", "--reports", "150", "--seed", "3", "--out", raw)
+    run_tool("emulate", "--platform", "tgl", "--format", "A32u40_A4u32_B8_C8", "--output-kind",
+             "recording", "--faults", "report-lost", "--reports", "150", "--seed", "3",
+             "--out", rec)
+    mali = d / "g78.hwpcmali"
+    run_tool("mali", "emulate", "--gpu", "mali-g78", "--reader", "kinstr", "--samples", "20",
+             "--seed", "3", "--out", mali)
+    rd = d / "a530.rd"
+    run_tool("adreno", "emulate", "--gpu", "a530", "--rounds", "3", "--seed", "3", "--out", rd)
+    return {
+        "intel-raw": (str(raw), {"platform": "hsw", "format": "A45_B8_C8"}),
+        "intel-recording": (str(rec), {}),
+        "mali-kinstr": (str(mali), {}),
+        "adreno-rd": (str(rd), {}),
+    }
+
+
+@pytest.fixture(scope="module")
+def one_of_each(tmp_path_factory):
+    return _one_of_each_vendor(tmp_path_factory.mktemp("decode-any"))
+
+
+@pytest.mark.parametrize("what", ["intel-raw", "intel-recording", "mali-kinstr", "adreno-rd"])
+def test_decode_of_any_vendor_is_the_tools_decode(one_of_each, what):
+    # hwpc.decode and `hwpc decode FILE --output csv`: both hwpc::open, the same rows.
+    path, kw = one_of_each[what]
+    flags = []
+    for k, v in kw.items():
+        flags += ["--" + k.replace("_", "-"), v]
+    rows = hwpc.decode(path, **kw)
+    header, table = tool_csv("decode", path, *flags, "--output", "csv")
+    assert_rows_equal_csv(rows, header, table)
+    assert len(rows) >= 10
+    # The vendor's own call gives the same rows, schema and accounting.
+    vendor = what.split("-")[0]
+    own = {"intel": hwpc.intel.decode, "mali": hwpc.mali.decode,
+           "adreno": hwpc.adreno.queries}[vendor](path, **kw)
+    assert own.schema == rows.schema and own.accounting == rows.accounting
+    assert (own.dropped, own.issues, own.warnings) == (rows.dropped, rows.issues, rows.warnings)
+    assert_rows_equal_csv(own, header, table)

@@ -5,7 +5,9 @@ threads (a Dask client's event loop, a user's thread pool) run meanwhile.
 Nothing may touch a Python object in that time: the extension is built with
 PYBIND11_ASSERT_GIL_HELD_INCREF_DECREF, which aborts the process when it does,
 and a thread that allocates Python objects all along makes a race show.
-Each call here runs in four threads at once and must give what it gives alone.
+Each call here runs in four threads at once and must give what it gives alone;
+hwpc.decode and the vendors' calls are one binding of the library's hwpc::open
+(python/src/open.cpp).
 """
 
 import threading
@@ -36,12 +38,19 @@ def _captures(d):
 
 def _calls(d):
     intel, rec, mali, rd = _captures(d)
+    with open(rd, "rb") as f:
+        rd_bytes = f.read()
     return {
         "intel.decode": lambda: hwpc.intel.decode(intel, input_kind="i915-stream",
                                                   platform="skl", format="A32u40_A4u32_B8_C8"),
         "intel.decode summary": lambda: hwpc.intel.decode(rec, summary=True),
         "intel schema (dask meta)": lambda: hwpc.intel._schema(rec),
         "decode (vendor rule)": lambda: hwpc.decode(rec),
+        "decode intel stream": lambda: hwpc.decode(intel, input_kind="i915-stream",
+                                                   platform="skl", format="A32u40_A4u32_B8_C8"),
+        "decode mali": lambda: hwpc.decode(mali),
+        "decode adreno summary": lambda: hwpc.decode(rd, summary=True),
+        "decode adreno bytes": lambda: hwpc.decode(rd_bytes, vendor="adreno"),
         "mali.decode": lambda: hwpc.mali.decode(mali),
         "mali.decode summary": lambda: hwpc.mali.decode(mali, summary=True),
         "mali schema": lambda: hwpc.mali._schema(mali),
@@ -70,6 +79,8 @@ def calls(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ["intel.decode", "intel.decode summary",
                                   "intel schema (dask meta)", "decode (vendor rule)",
+                                  "decode intel stream", "decode mali", "decode adreno summary",
+                                  "decode adreno bytes",
                                   "mali.decode", "mali.decode summary", "mali schema",
                                   "adreno.queries", "adreno.queries summary", "adreno.packets",
                                   "identify"])

@@ -24,6 +24,7 @@
 #include "hwpc/output/perfetto/make_trace.hpp"
 #include "hwpc/output/summary.hpp"
 #include "hwpc/output/text.hpp"
+#include "hwpc/pipeline/spelling.hpp"
 
 namespace hwpc::output {
 
@@ -36,9 +37,12 @@ struct output_choice {
 
 // `output`: the option's text; `rows`: what one row is ("interval",
 // "sample", "result"), for the message; `binary_to_terminal`: standard
-// output is a terminal (a Perfetto trace is binary). Errors are usage errors.
+// output is a terminal (a Perfetto trace is binary). Errors are usage
+// errors, in the door's spelling (`sp`), a wrong name worded as the tool's
+// option parser words a choice (cli.hpp).
 inline result<output_choice> check_output(std::string_view output, bool summary,
-                                          std::string_view rows, bool binary_to_terminal) {
+                                          std::string_view rows, bool binary_to_terminal,
+                                          const pipeline::spelling& sp = {}) {
   output_choice c;
   c.summary = summary;
   if (output == "csv") {
@@ -52,11 +56,13 @@ inline result<output_choice> check_output(std::string_view output, bool summary,
   } else if (output == "html") {
     c.kind = writer_kind::html;
   } else {
-    return usage_error("--output must be csv, json, perfetto, chrome-json or html, not '" +
+    return usage_error(sp.option("output") +
+                       ": expected csv, json, perfetto, chrome-json or html, not '" +
                        std::string(output) + "'");
   }
   if (summary && c.kind == writer_kind::html) {
-    return usage_error("--summary and --output html: the report holds the totals already");
+    return usage_error(sp.option("summary") + " and " + sp.with("output", "html") +
+                       ": the report holds the totals already");
   }
   if (summary && (c.kind == writer_kind::perfetto || c.kind == writer_kind::chrome_json)) {
     return usage_error("--summary writes one row of totals as csv or json, not " +

@@ -105,6 +105,13 @@ inline output::html::report_options report_facts(const std::string& path, input_
   return r;
 }
 
+// The reader skipped bad data: the rows written are partial.
+inline std::string partial_line(const std::string& name, std::size_t issues,
+                                std::uint64_t skipped) {
+  return name + ": " + std::to_string(issues) + " problem" + (issues == 1 ? "" : "s") + " (" +
+         std::to_string(skipped) + " bytes skipped); the output above is partial";
+}
+
 class query_capture final : public capture {
  public:
   static result<std::unique_ptr<query_capture>> open(capture_source src, const open_options& o,
@@ -177,6 +184,10 @@ class query_capture final : public capture {
   bool decodable() const noexcept { return decodable_; }
   // After a write: the problems counted, the walk's figures, the capture's GPU id.
   const rows_done& done() const noexcept { return done_; }
+  std::optional<std::string> partial_output() const override {
+    if (done_.issues == 0) return std::nullopt;
+    return partial_line(in_.name(), done_.issues, done_.walk.skipped_bytes);
+  }
 
  private:
   query_capture(capture_input in, const open_options& o, const pipeline::spelling& sp)

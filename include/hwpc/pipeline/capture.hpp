@@ -122,6 +122,17 @@ class capture {
     return {};
   }
 
+  // Lines for a door to show after the rows (and after warnings_after_rows()),
+  // whatever the write returned, each naming the input: what the reading
+  // dropped on the way (Intel's lost and unknown records). Empty for a vendor
+  // that has none, and before a write.
+  virtual std::vector<std::string> notes_after_rows() const { return {}; }
+
+  // Set when a write that succeeded gave partial rows (Adreno's reader
+  // skipped bad data): the line that says so, naming the input, for a door
+  // that then ends as for bad input. Empty before a write.
+  virtual std::optional<std::string> partial_output() const { return std::nullopt; }
+
  protected:
   std::vector<std::string> warnings_;
 };

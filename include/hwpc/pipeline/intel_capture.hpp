@@ -69,6 +69,11 @@ class oa_capture final : public capture {
   const std::vector<std::string>& dropped() const noexcept { return dropped_; }
   // The accounting of the last write, also when it ended in an error.
   const std::optional<accounting>& written() const noexcept { return written_; }
+  // The records the last write dropped, as `hwpc decode` says it after the rows.
+  std::vector<std::string> notes_after_rows() const override {
+    if (!written_ || !written_->anything_dropped()) return {};
+    return {src_.name() + ": " + output::describe(*written_)};
+  }
   // The metric columns bound to this capture's device (null without
   // metrics): a door that feeds rows of its own through
   // pipeline::metric_rows (the recorder's live rows) fills the same cells.

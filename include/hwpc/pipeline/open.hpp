@@ -194,10 +194,46 @@ inline result<mali::open_options> mali_options(const open_options& o,
   return m;
 }
 
-// Opens `src` as the capture of the vendor choose_vendor() picks.
+inline adreno::open_options adreno_options(const open_options& o) {
+  adreno::open_options a = o.adreno;
+  if (o.format) a.format = *o.format;
+  if (o.gpu) a.gpu = o.gpu;
+  return a;
+}
+
+inline intel::open_options intel_options(const open_options& o) {
+  intel::open_options i = o.intel;
+  if (o.format) i.format = o.format;
+  return i;
+}
+
+// The options of `o` a capture of `v` takes, checked alone (values and
+// combinations, no byte read): a door that knows the vendor before it
+// touches the input (hwpc.mali.decode) refuses a wrong value first, as the
+// tool's vendor commands do. open() checks them again.
+inline result<void> check_options(const open_options& o, hwpc::vendor v,
+                                  const pipeline::spelling& sp) {
+  if (v == vendor::mali) {
+    auto m = mali_options(o, sp);
+    if (!m) return m.error_value();
+    return mali::check(*m, sp);
+  }
+  if (v == vendor::adreno) {
+    auto a = adreno::check(adreno_options(o), sp);
+    if (!a) return a.error_value();
+    return {};
+  }
+  auto i = intel::check(intel_options(o), sp);
+  if (!i) return i.error_value();
+  return {};
+}
+
+// Opens `src`, which `id` describes, as the capture of the vendor
+// choose_vendor() picks: for a door that identified the bytes already (to
+// word its own messages by vendor), so they are read once. identify() parses
+// a recording's records, a cost a large capture shows.
 inline result<std::unique_ptr<capture>> open(capture_source src, const open_options& o,
-                                             const pipeline::spelling& sp) {
-  const identity id = identify(src.bytes());
+                                             const pipeline::spelling& sp, const identity& id) {
   auto v = choose_vendor(id, src.name(), o, sp);
   if (!v) return v.error_value();
   if (*v == vendor::mali) {
@@ -205,15 +241,15 @@ inline result<std::unique_ptr<capture>> open(capture_source src, const open_opti
     if (!m) return m.error_value();
     return mali::open_capture(std::move(src), *m, sp);
   }
-  if (*v == vendor::adreno) {
-    adreno::open_options a = o.adreno;
-    if (o.format) a.format = *o.format;
-    if (o.gpu) a.gpu = o.gpu;
-    return adreno::open_capture(std::move(src), a, sp);
-  }
-  intel::open_options i = o.intel;
-  if (o.format) i.format = o.format;
-  return intel::open_capture(std::move(src), i, sp);
+  if (*v == vendor::adreno) return adreno::open_capture(std::move(src), adreno_options(o), sp);
+  return intel::open_capture(std::move(src), intel_options(o), sp);
+}
+
+// Opens `src` as the capture of the vendor choose_vendor() picks.
+inline result<std::unique_ptr<capture>> open(capture_source src, const open_options& o,
+                                             const pipeline::spelling& sp) {
+  const identity id = identify(src.bytes());
+  return open(std::move(src), o, sp, id);
 }
 
 }  // namespace hwpc
