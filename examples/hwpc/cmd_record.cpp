@@ -123,7 +123,9 @@ struct printed_rows final : live::recording_rows {
   output::text_buffer out{stdout};
   output::made_writer made;
 
+  // The metrics left out and why, before the rows (as decode says them).
   void warn(const capture& c) const {
+    if (c.vendor() != hwpc::vendor::intel) return;
     for (const auto& w : c.warnings())
       std::fprintf(stderr, "hwpc %s: %s\n", cmd.c_str(), w.c_str());
   }
@@ -199,6 +201,7 @@ int record(const command_spec& spec, live::record_vendor vendor,
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   auto done = (*rec)->run(a->get("output") ? &rows : nullptr);
+  stop_target = nullptr;
   rows.out.flush();
   if (!done) {
     return fail(cmd, done.error_value().message,

@@ -82,7 +82,7 @@ class session final : live::recording_rows, row_writer {
 
   // Opens the device and starts; returns once the first bytes are written
   // (the stream or session is open) or raises the refusal.
-  void start() {
+  void begin() {
     if (thread_.joinable()) throw usage_failure("a recording starts once");
     thread_ = std::thread([this] { run(); });
     bool failed = false;
@@ -224,7 +224,7 @@ void bind_record(pyb::module_& m) {
              return std::make_unique<session>(vendor == "intel", options);
            }),
            pyb::arg("vendor"), pyb::arg("options"))
-      .def("start", &session::start)
+      .def("start", &session::begin)
       .def("stop", &session::stop)
       .def("next_batch", &session::next_batch)
       .def("counts", &session::counts);
