@@ -79,8 +79,7 @@ std::string file_rows(const std::string& path, bool mali) {
   EXPECT_TRUE(src);
   if (!src) return {};
   auto cap = mali ? hwpc::mali::open_capture(std::move(*src), {}, spelling{})
-                  : hwpc::result<std::unique_ptr<hwpc::capture>>(
-                        intel::open(std::move(*src), {}, spelling{}));
+                  : intel::open_capture(std::move(*src), {}, spelling{});
   EXPECT_TRUE(cap) << cap.error_value().describe();
   if (!cap) return {};
   output::text_buffer out;
