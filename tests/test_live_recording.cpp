@@ -185,6 +185,7 @@ TEST_F(LiveRecording, ARefusedDeviceLeavesNoFile) {
   sim::kernel k;
   sim::i915_config cfg;
   cfg.paranoid = true;
+  cfg.perfmon = false;
   sim::add_i915(k, live::default_render_node, cfg);
   live::recording_options o;
   o.set_id = 1;
