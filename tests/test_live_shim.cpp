@@ -258,6 +258,7 @@ TEST_F(LiveShim, FaultsBecomeMessagesThatSayWhatToChange) {
   r = shimmed("mali:g78", "", intel);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("no such device: /dev/dri/renderD128"), std::string::npos) << r.out;
+  std::filesystem::remove(path("f.out"));  // the overflow recording's
   r = shimmed("mali:g78", "eacces", "record mali --duration 50ms" + out);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("permission refused opening /dev/mali0"), std::string::npos) << r.out;
