@@ -97,24 +97,6 @@ extern "C" void on_stop_signal(int) {
   if (stop_target != nullptr) stop_target->stop();
 }
 
-// "1s", "500ms", "100us", "2500ns", "2m"; a bare number is in `bare_unit_ns`.
-std::optional<std::uint64_t> parse_time_ns(std::string_view s, std::uint64_t bare_unit_ns) {
-  std::size_t digits = 0;
-  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 12) return std::nullopt;
-  const std::uint64_t n = std::stoull(std::string(s.substr(0, digits)));
-  const std::string_view unit = s.substr(digits);
-  std::uint64_t scale = 0;
-  if (unit.empty()) scale = bare_unit_ns;
-  if (unit == "ns") scale = 1;
-  if (unit == "us") scale = 1'000;
-  if (unit == "ms") scale = 1'000'000;
-  if (unit == "s") scale = 1'000'000'000;
-  if (unit == "m") scale = 60'000'000'000;
-  if (scale == 0 || n == 0) return std::nullopt;
-  return n * scale;
-}
-
 // --output: the rows printed while recording, into the writer `hwpc decode
 // FILE` / `hwpc mali FILE` would use.
 struct printed_rows final : live::recording_rows {
@@ -168,7 +150,7 @@ int record(const command_spec& spec, live::record_vendor vendor,
   for (const auto& [key, bare] :
        {std::pair{"period", std::uint64_t{1}}, {"duration", 1'000'000'000}}) {
     if (auto t = a->get(key)) {
-      auto ns = parse_time_ns(*t, bare);
+      auto ns = live::parse_time_ns(*t, bare);
       if (!ns) {
         return fail(cmd,
                     std::string("--") + key + ": expected a time such as " +

@@ -205,6 +205,9 @@ def tool_recorded(device, vendor, tmp_path, *args, fault=""):
 @pytest.mark.parametrize("device, vendor, fault, tool_args, kw", [
     ("intel:hsw", "intel", "", ["--set-id", "2", "--exponent", "12", "--duration", "1s"],
      dict(set_id=2, exponent=12, duration=1.0)),
+    # The Xe driver: the rows of the finished file, through both doors.
+    ("intel:lnl", "intel", "", ["--set-id", "2", "--exponent", "12", "--duration", "1s"],
+     dict(set_id=2, exponent=12, duration=1.0)),
     ("intel:skl", "intel", "overflow", ["--set-id", "2", "--exponent", "10", "--duration", "1s"],
      dict(set_id=2, exponent=10, duration=1.0)),
     ("mali:g78", "mali", "", ["--period", "5ms", "--duration", "1s"],

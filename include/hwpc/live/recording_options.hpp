@@ -64,6 +64,25 @@ inline error record_usage(const pipeline::spelling& sp, std::string_view key, st
 }
 }  // namespace detail
 
+// A time as text: "1s", "500ms", "100us", "2500ns", "2m"; a bare number is
+// in `bare_unit_ns`. None for anything else, 0 or more than 12 digits.
+inline std::optional<std::uint64_t> parse_time_ns(std::string_view s, std::uint64_t bare_unit_ns) {
+  std::size_t digits = 0;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 12) return std::nullopt;
+  const std::uint64_t n = std::stoull(std::string(s.substr(0, digits)));
+  const std::string_view unit = s.substr(digits);
+  std::uint64_t scale = 0;
+  if (unit.empty()) scale = bare_unit_ns;
+  if (unit == "ns") scale = 1;
+  if (unit == "us") scale = 1'000;
+  if (unit == "ms") scale = 1'000'000;
+  if (unit == "s") scale = 1'000'000'000;
+  if (unit == "m") scale = 60'000'000'000;
+  if (scale == 0 || n == 0) return std::nullopt;
+  return n * scale;
+}
+
 // Usage errors (errc::usage) name the option in the door's spelling.
 inline result<recording_plan> check(const recording_options& o, const pipeline::spelling& sp) {
   using intel::spell::arg;
