@@ -21,6 +21,7 @@
 #include "hwpc/live/i915_record.hpp"
 #include "hwpc/live/set_registers.hpp"
 #include "hwpc/live/sim/i915.hpp"
+#include "live_sim_fixture.hpp"
 
 namespace {
 
@@ -29,12 +30,9 @@ namespace sim = hwpc::live::sim;
 namespace emu = hwpc::emu;
 namespace intel = hwpc::intel;
 
-constexpr const char* uuid = "11111111-2222-4333-8444-555555555555";
+constexpr const char* uuid = hwpc::testing::sim_set_uuid;
 
-struct recorded {
-  hwpc::result<live::i915_stream_counts> counts;
-  std::vector<std::byte> bytes;
-};
+using recorded = hwpc::testing::recorded<live::i915_stream_counts>;
 
 #ifndef HWPC_SHARED_DIR
 #define HWPC_SHARED_DIR ""
@@ -42,20 +40,8 @@ struct recorded {
 
 // Records until `ms` milliseconds have passed (the simulated unit writes its
 // reports in real time).
-recorded record(sim::kernel& k, live::i915_record_options o, int ms = 0) {
-  recorded r{live::live_error("not run"), {}};
-  o.poll_ms = 2;
-  if (o.set_uuid.empty()) o.set_uuid = uuid;
-  if (o.set_name.empty()) o.set_name = "RenderBasic";
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  r.counts = live::record_i915(
-      k, o,
-      [&](std::span<const std::byte> b) {
-        r.bytes.insert(r.bytes.end(), b.begin(), b.end());
-        return true;
-      },
-      [&] { return std::chrono::steady_clock::now() >= until; });
-  return r;
+recorded record(sim::kernel& k, const live::i915_record_options& o, int ms = 0) {
+  return hwpc::testing::record_i915_for(k, o, ms);
 }
 
 // (type, whole record) in file order, without the correlation points.

@@ -33,6 +33,7 @@
 #include "hwpc/output/text.hpp"
 #include "hwpc/pipeline/intel_capture.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
+#include "live_sim_fixture.hpp"
 
 namespace {
 
@@ -97,11 +98,8 @@ void intel_same_rows(intel::platform p, bool overflow) {
   cfg.seed = 3;
   cfg.faults.overflow = overflow;
   sim::add_i915(k, live::default_render_node, cfg);
-  live::i915_record_options o;
-  o.set_uuid = "11111111-2222-4333-8444-555555555555";
-  o.set_name = "RenderBasic";
+  auto o = hwpc::testing::sim_intel_options();
   o.exponent = 12;
-  o.poll_ms = 2;
   csv_text live_csv;
   std::size_t rows = 0;
   live::intel_rows feed(
@@ -115,15 +113,14 @@ void intel_same_rows(intel::platform p, bool overflow) {
   // 48 reports at 2^13 ticks take tens of ms; the deadline is room for a
   // loaded machine, and the comparison does not depend on how many came.
   // (With overflow fewer rows come: a second is far more than the reports' 35 ms.)
-  const auto until =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(overflow ? 1000 : 5000);
   auto counts = live::record_i915(
       k, o,
       [&](std::span<const std::byte> b) {
         file.insert(file.end(), b.begin(), b.end());
         return feed_cut(feed, b, cut);
       },
-      [&] { return (!overflow && rows >= 40) || std::chrono::steady_clock::now() >= until; });
+      hwpc::testing::stop_when([&] { return !overflow && rows >= 40; },
+                               std::chrono::milliseconds(overflow ? 1000 : 5000)));
   ASSERT_TRUE(counts) << counts.error_value().describe();
   auto acc = feed.finish();
   ASSERT_TRUE(acc) << acc.error_value().describe();
@@ -161,11 +158,8 @@ TEST(LiveRows, IntelCaptureRowsAreTheFinishedCapturesRows) {
   cfg.reports = 48;
   cfg.seed = 5;
   sim::add_i915(k, live::default_render_node, cfg);
-  live::i915_record_options o;
-  o.set_uuid = "11111111-2222-4333-8444-555555555555";
-  o.set_name = "RenderBasic";
+  auto o = hwpc::testing::sim_intel_options();
   o.exponent = 12;
-  o.poll_ms = 2;
   intel::open_options io;
   io.metrics = xml;
   io.set = "RenderBasic";
@@ -180,7 +174,6 @@ TEST(LiveRows, IntelCaptureRowsAreTheFinishedCapturesRows) {
       });
   std::vector<std::byte> file;
   std::size_t cut = 1;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(5000);
   auto counts = live::record_i915(
       k, o,
       [&](std::span<const std::byte> b) {
@@ -189,7 +182,7 @@ TEST(LiveRows, IntelCaptureRowsAreTheFinishedCapturesRows) {
         feed.flush();
         return ok;
       },
-      [&] { return feed.totals().reports >= 40 || std::chrono::steady_clock::now() >= until; });
+      hwpc::testing::stop_when([&] { return feed.totals().reports >= 40; }));
   ASSERT_TRUE(counts) << counts.error_value().describe();
   auto acc = feed.finish();
   ASSERT_TRUE(acc) << acc.error_value().message;
@@ -222,11 +215,8 @@ TEST(LiveRows, IntelCaptureRowsWithoutTheSetSayWhy) {
   cfg.platform = intel::platform::hsw;
   cfg.reports = 8;
   sim::add_i915(k, live::default_render_node, cfg);
-  live::i915_record_options o;
-  o.set_uuid = "11111111-2222-4333-8444-555555555555";
-  o.set_name = "RenderBasic";
+  auto o = hwpc::testing::sim_intel_options();
   o.exponent = 12;
-  o.poll_ms = 2;
   intel::open_options io;
   io.metrics = xml;
   io.set = "NoSuchSet";
@@ -240,13 +230,11 @@ TEST(LiveRows, IntelCaptureRowsWithoutTheSetSayWhy) {
         made = output::make_writer(*choice, out, c.schema(), c.writer_parts(*choice));
         return *made.writer;
       });
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(5000);
   auto counts = live::record_i915(
-      k, o, [&](std::span<const std::byte> b) { return feed(b); },
-      [&] {
+      k, o, [&](std::span<const std::byte> b) { return feed(b); }, hwpc::testing::stop_when([&] {
         rows_seen = feed.totals().reports;
-        return rows_seen >= 4 || std::chrono::steady_clock::now() >= until;
-      });
+        return rows_seen >= 4;
+      }));
   ASSERT_TRUE(counts) << counts.error_value().describe();
   ASSERT_TRUE(feed.finish());
   ASSERT_NE(feed.capture(), nullptr);
@@ -265,12 +253,9 @@ std::vector<std::byte> small_recording() {
   cfg.platform = intel::platform::hsw;
   cfg.reports = 4;
   sim::add_i915(k, live::default_render_node, cfg);
-  live::i915_record_options o;
-  o.set_uuid = "11111111-2222-4333-8444-555555555555";
+  auto o = hwpc::testing::sim_intel_options();
   o.exponent = 12;
-  o.poll_ms = 2;
   std::vector<std::byte> file;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   std::size_t samples = 0;
   auto counts = live::record_i915(
       k, o,
@@ -281,7 +266,7 @@ std::vector<std::byte> small_recording() {
         }
         return true;
       },
-      [&] { return samples >= 2 || std::chrono::steady_clock::now() >= until; });
+      hwpc::testing::stop_when([&] { return samples >= 2; }));
   EXPECT_TRUE(counts);
   return file;
 }
@@ -372,9 +357,7 @@ void mali_same_rows(const char* name, std::uint64_t mask, std::size_t full_every
   cfg.seed = 7;
   cfg.full_every = full_every;
   sim::add_kbase(k, live::kbase::default_node, cfg);
-  live::mali_record_options o;
-  o.period_ns = 1'000'000;
-  o.poll_ms = 2;
+  const auto o = hwpc::testing::sim_mali_options();
   csv_text live_csv;
   std::size_t rows = 0;
   live::mali_rows feed(
@@ -388,14 +371,13 @@ void mali_same_rows(const char* name, std::uint64_t mask, std::size_t full_every
   // Rows (lost ones included) once every sample has come or been lost; the
   // deadline is room for a loaded machine.
   const std::size_t want = full_every == 0 ? cfg.samples : cfg.samples - cfg.samples / full_every;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   auto counts = live::record_mali(
       k, o,
       [&](std::span<const std::byte> b) {
         file.insert(file.end(), b.begin(), b.end());
         return feed_cut(feed, b, cut);
       },
-      [&] { return rows >= want || std::chrono::steady_clock::now() >= until; });
+      hwpc::testing::stop_when([&] { return rows >= want; }));
   ASSERT_TRUE(counts) << counts.error_value().describe();
   auto acc = feed.finish();
   ASSERT_TRUE(acc) << acc.error_value().describe();

@@ -183,6 +183,7 @@ TEST_F(LiveShim, XeFaultsBecomeMessagesThatSayWhatToChange) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("dev.xe.observation_paranoid is 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CAP_PERFMON"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(path("xe.out")));
   r = shimmed("intel:ptl", "einval-exponent", intel);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("refused OA_PERIOD_EXPONENT 12 (EINVAL)"), std::string::npos) << r.out;
@@ -244,6 +245,8 @@ TEST_F(LiveShim, FaultsBecomeMessagesThatSayWhatToChange) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("dev.i915.perf_stream_paranoid"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CAP_PERFMON"), std::string::npos) << r.out;
+  // A refusal leaves no file behind (the file is created with the first bytes).
+  EXPECT_FALSE(std::filesystem::exists(path("f.out")));
   r = shimmed("intel:tgl", "einval-exponent", intel);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("refused OA_EXPONENT 12 (EINVAL)"), std::string::npos) << r.out;
@@ -255,9 +258,11 @@ TEST_F(LiveShim, FaultsBecomeMessagesThatSayWhatToChange) {
   r = shimmed("mali:g78", "", intel);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("no such device: /dev/dri/renderD128"), std::string::npos) << r.out;
+  std::filesystem::remove(path("f.out"));  // the overflow recording's
   r = shimmed("mali:g78", "eacces", "record mali --duration 50ms" + out);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("permission refused opening /dev/mali0"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(path("f.out")));
   // A kbase without kinstr_prfcnt (Job Manager and CSF): refused, saying why.
   for (const char* gpu : {"mali:g78", "mali:g720"}) {
     r = shimmed(gpu, "no-kinstr", "record mali --duration 50ms" + out);

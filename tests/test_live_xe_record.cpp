@@ -21,6 +21,7 @@
 #include "hwpc/live/sim/i915.hpp"
 #include "hwpc/live/sim/xe.hpp"
 #include "hwpc/live/xe_record.hpp"
+#include "live_sim_fixture.hpp"
 
 namespace {
 
@@ -30,29 +31,14 @@ namespace emu = hwpc::emu;
 namespace intel = hwpc::intel;
 
 constexpr const char* node = "/dev/dri/renderD128";
-constexpr const char* uuid = "11111111-2222-4333-8444-555555555555";
+constexpr const char* uuid = hwpc::testing::sim_set_uuid;
 
-struct recorded {
-  hwpc::result<live::xe_record_counts> counts;
-  std::vector<std::byte> bytes;
-};
+using recorded = hwpc::testing::recorded<live::xe_record_counts>;
 
 // Records until `ms` milliseconds have passed (the simulated unit writes its
 // reports in real time).
-recorded record(sim::kernel& k, live::i915_record_options o, int ms = 0) {
-  recorded r{live::live_error("not run"), {}};
-  o.poll_ms = 2;
-  if (o.set_uuid.empty()) o.set_uuid = uuid;
-  if (o.set_name.empty()) o.set_name = "RenderBasic";
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  r.counts = live::record_xe(
-      k, o,
-      [&](std::span<const std::byte> b) {
-        r.bytes.insert(r.bytes.end(), b.begin(), b.end());
-        return true;
-      },
-      [&] { return std::chrono::steady_clock::now() >= until; });
-  return r;
+recorded record(sim::kernel& k, const live::i915_record_options& o, int ms = 0) {
+  return hwpc::testing::record_xe_for(k, o, ms);
 }
 
 using record_list = std::vector<std::pair<std::uint32_t, std::vector<std::byte>>>;

@@ -3,14 +3,15 @@
 // IGT's i915-perf-recorder or xe-perf-recorder writes; `hwpc record mali`
 // opens a kbase kinstr_prfcnt session and writes an hwpc Mali capture file.
 // Both run until --duration or Ctrl-C/SIGTERM and end with a complete file.
-// The kernel work is the library's (hwpc/live/); this file parses options
-// and handles signals.
+// The recording is the library's (hwpc/live/recording.hpp), the same object
+// hwpc.intel.record / hwpc.mali.record drive; this file parses options,
+// prints the rows (--output) and handles signals.
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,12 +19,9 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "hwpc/live/i915_record.hpp"
-#include "hwpc/live/kbase_record.hpp"
-#include "hwpc/live/record_set.hpp"
-#include "hwpc/pipeline/metric_columns.hpp"
-#include "record_rows.hpp"
-#include "record_xe.hpp"
+#include "hwpc/live/recording.hpp"
+#include "hwpc/output/make_writer.hpp"
+#include "hwpc/output/summary.hpp"
 
 namespace hwpc::cli {
 
@@ -93,174 +91,111 @@ const command_spec mali_spec{
     0,
     0};
 
-volatile std::sig_atomic_t stop_signal = 0;
-extern "C" void on_stop_signal(int) { stop_signal = 1; }
-
-// "1s", "500ms", "100us", "2500ns", "2m"; a bare number is in `bare_unit_ns`.
-std::optional<std::uint64_t> parse_time_ns(std::string_view s, std::uint64_t bare_unit_ns) {
-  std::size_t digits = 0;
-  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 12) return std::nullopt;
-  const std::uint64_t n = std::stoull(std::string(s.substr(0, digits)));
-  const std::string_view unit = s.substr(digits);
-  std::uint64_t scale = 0;
-  if (unit.empty()) scale = bare_unit_ns;
-  if (unit == "ns") scale = 1;
-  if (unit == "us") scale = 1'000;
-  if (unit == "ms") scale = 1'000'000;
-  if (unit == "s") scale = 1'000'000'000;
-  if (unit == "m") scale = 60'000'000'000;
-  if (scale == 0 || n == 0) return std::nullopt;
-  return n * scale;
+// The recording Ctrl-C or SIGTERM stops.
+live::recording* stop_target = nullptr;
+extern "C" void on_stop_signal(int) {
+  if (stop_target != nullptr) stop_target->stop();
 }
 
-// Ends at the deadline (if any) or on SIGINT/SIGTERM.
-struct stopper {
-  std::optional<std::uint64_t> deadline;
-  bool operator()() const {
-    return stop_signal != 0 || (deadline && live::monotonic_ns() >= *deadline);
+// --output: the rows printed while recording, into the writer `hwpc decode
+// FILE` / `hwpc mali FILE` would use.
+struct printed_rows final : live::recording_rows {
+  std::string cmd;
+  output::output_choice choice;
+  output::text_buffer out{stdout};
+  output::made_writer made;
+
+  // The metrics left out and why, before the rows (as decode says them).
+  void warn(const capture& c) const {
+    if (c.vendor() != hwpc::vendor::intel) return;
+    for (const auto& w : c.warnings())
+      std::fprintf(stderr, "hwpc %s: %s\n", cmd.c_str(), w.c_str());
   }
+  row_writer& start(const row_schema& s, const capture* head) override {
+    if (head != nullptr) warn(*head);
+    made = output::make_writer(
+        choice, out, s, head != nullptr ? head->writer_parts(choice) : output::writer_parts{});
+    return *made.writer;
+  }
+  bool from_file() const override {
+    return choice.kind == output::writer_kind::perfetto ||
+           choice.kind == output::writer_kind::chrome_json;
+  }
+  result<accounting> write_file(capture& c) override {
+    warn(c);
+    write_options w;
+    w.choice = choice;
+    return c.write(w, out);
+  }
+  void progress(const accounting&, std::size_t) override { out.flush(); }
 };
 
-std::optional<stopper> make_stopper(const parsed_args& a, std::string_view cmd, int& status) {
-  stopper s;
-  if (auto d = a.get("duration")) {
-    auto ns = parse_time_ns(*d, 1'000'000'000);
-    if (!ns) {
-      status = fail(cmd, "--duration: expected a time such as 1s or 500ms, not '" + *d + "'",
+int record(const command_spec& spec, live::record_vendor vendor,
+           const std::vector<std::string>& args) {
+  const std::string_view cmd = spec.name;
+  int status = exit_ok;
+  auto a = parse(spec, args, status);
+  if (!a) return status;
+  live::recording_options o;
+  o.vendor = vendor;
+  o.out = a->get("out");
+  if (!o.out) return fail(cmd, "--out FILE is required", exit_usage);
+  o.device = a->get("device");
+  o.format = a->get("format");
+  o.metrics = a->get("metrics");
+  o.set = a->get("set");
+  o.set_id = a->number("set-id");
+  o.exponent = a->number("exponent");
+  o.ctx = a->number("ctx");
+  for (const auto& [key, bare] :
+       {std::pair{"period", std::uint64_t{1}}, {"duration", 1'000'000'000}}) {
+    if (auto t = a->get(key)) {
+      auto ns = live::parse_time_ns(*t, bare);
+      if (!ns) {
+        return fail(cmd,
+                    std::string("--") + key + ": expected a time such as " +
+                        (bare == 1 ? "1ms" : "1s or 500ms") + ", not '" + *t + "'",
                     exit_usage);
-      return std::nullopt;
+      }
+      (std::string_view(key) == "period" ? o.period_ns : o.duration_ns) = *ns;
     }
-    s.deadline = live::monotonic_ns() + *ns;
   }
+  const pipeline::spelling sp{pipeline::door::tool};
+  printed_rows rows;
+  rows.cmd = std::string(cmd);
+  if (auto out = a->get("output")) {
+    auto choice = output::check_output(*out, false,
+                                       vendor == live::record_vendor::mali ? "sample" : "interval",
+                                       ::isatty(STDOUT_FILENO) != 0);
+    if (!choice) return fail(cmd, choice.error_value().message, exit_usage);
+    if (choice->kind == output::writer_kind::html) {
+      return fail(cmd,
+                  "--output html is a report of a finished capture: record with --out, then run "
+                  "`hwpc report FILE`",
+                  exit_usage);
+    }
+    rows.choice = *choice;
+    o.per_instance = choice->kind == output::writer_kind::perfetto;  // as hwpc mali does
+  }
+  auto rec = live::recording::make(o, sp);
+  if (!rec) return fail(cmd, rec.error_value().message, exit_usage);
+  stop_target = rec->get();
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
-  return s;
-}
-
-struct file_sink {
-  std::FILE* f = nullptr;
-  std::size_t bytes = 0;
-  bool operator()(std::span<const std::byte> b) {
-    bytes += b.size();
-    return std::fwrite(b.data(), 1, b.size(), f) == b.size() && std::fflush(f) == 0;
+  auto done = (*rec)->run(a->get("output") ? &rows : nullptr);
+  stop_target = nullptr;
+  rows.out.flush();
+  if (!done) {
+    return fail(cmd, done.error_value().message,
+                is_usage(done.error_value()) ? exit_usage : exit_bad_input);
   }
-};
-
-int record_intel(const std::vector<std::string>& args) {
-  const std::string_view cmd = "record intel";
-  int status = exit_ok;
-  auto a = parse(intel_spec, args, status);
-  if (!a) return status;
-  const auto out = a->get("out");
-  if (!out) return fail(cmd, "--out FILE is required", exit_usage);
-  live::i915_record_options o;
-  if (auto d = a->get("device")) o.device = *d;
-  if (auto f = a->get("format")) o.format = *f;
-  if (a->get("metrics") && a->get("set-id")) {
-    return fail(cmd, "--metrics and --set-id both name the set: give one", exit_usage);
+  if (done->rows && done->rows->anything_dropped()) {
+    std::fprintf(stderr, "hwpc %s: %s: %s\n", rows.cmd.c_str(), o.out->c_str(),
+                 output::describe(*done->rows).c_str());
   }
-  if (auto id = a->get("set-id")) {
-    auto n = parse_number(*id);
-    if (!n || *n == 0) return fail(cmd, "--set-id: the kernel's config id (1 or more)", exit_usage);
-    o.set_id = *n;
-    o.set_name = a->get("set").value_or("");
-  } else if (a->get("metrics")) {
-    if (!a->get("set")) return fail(cmd, "--metrics needs --set SYMBOL", exit_usage);
-    if (auto ok = live::set_from_metrics(o, *a->get("metrics"), *a->get("set")); !ok) {
-      error e = ok.error_value();
-      pipeline::say_where_metric_files_come_from(e);
-      std::string m = e.describe();
-      if (is_usage(e)) m += " (--set-id N)";
-      return fail(cmd, "--metrics: " + m, exit_usage);
-    }
-  } else {
-    return fail(cmd, "name the metric set: --metrics FILE.xml --set SYMBOL, or --set-id N",
-                exit_usage);
+  for (const auto& line : done->lines(*o.out, sp)) {
+    std::fprintf(stderr, "hwpc %s: %s\n", rows.cmd.c_str(), line.c_str());
   }
-  if (a->get("period") && a->get("exponent")) {
-    return fail(cmd, "--period and --exponent both set the sampling period: give one", exit_usage);
-  }
-  if (auto e = a->get("exponent")) {
-    auto n = parse_number(*e);
-    if (!n || *n > 31) return fail(cmd, "--exponent: 0..31 (the kernel's range)", exit_usage);
-    o.exponent = static_cast<unsigned>(*n);
-  } else {
-    const auto p = a->get("period").value_or("1ms");
-    auto ns = parse_time_ns(p, 1);
-    if (!ns) return fail(cmd, "--period: expected a time such as 1ms, not '" + p + "'", exit_usage);
-    o.period_ns = *ns;
-  }
-  if (auto c = a->get("ctx")) {
-    auto n = parse_number(*c);
-    if (!n || *n > 0xffffffffu) {
-      return fail(cmd, "--ctx: a GEM context handle (32 bits)", exit_usage);
-    }
-    o.ctx = static_cast<std::uint32_t>(*n);
-  }
-  auto rows = live_rows::check(*a, cmd, status);
-  if (!rows) return status;
-  auto stop = make_stopper(*a, cmd, status);
-  if (!stop) return status;
-  if (is_xe_device(o.device)) {
-    // An xe-perf recording has no live reader: its rows are written from
-    // the file when the recording ends.
-    rows->start_intel(*out, false);
-    if (const int st = record_intel_xe(o, *out, *stop); st != exit_ok) return st;
-    return rows->finish();
-  }
-  std::FILE* f = std::fopen(out->c_str(), "wb");
-  if (f == nullptr) return fail(cmd, "cannot write " + *out, exit_bad_input);
-  file_sink file{f};
-  rows->start_intel(*out, true);
-  auto sink = [&](std::span<const std::byte> b) { return file(b) && rows->take(b); };
-  auto counts = live::record_i915(live::real_kernel(), o, sink, *stop);
-  const bool closed = std::fclose(f) == 0;
-  if (!counts) return fail(cmd, counts.error_value().message, exit_bad_input);
-  if (!closed) return fail(cmd, "cannot write " + *out, exit_bad_input);
-  if (const int st = rows->finish(); st != exit_ok) return st;
-  std::fprintf(stderr,
-               "hwpc record intel: %zu reports, %zu OA_REPORT_LOST and %zu OA_BUFFER_LOST "
-               "records, %zu bytes to %s\n",
-               counts->samples, counts->report_lost, counts->buffer_lost, file.bytes, out->c_str());
-  if (counts->report_lost + counts->buffer_lost != 0) {
-    std::fprintf(stderr,
-                 "hwpc record intel: the kernel lost reports; `hwpc decode` shows each loss as "
-                 "a row (a longer --period loses fewer)\n");
-  }
-  return exit_ok;
-}
-
-int record_mali(const std::vector<std::string>& args) {
-  const std::string_view cmd = "record mali";
-  int status = exit_ok;
-  auto a = parse(mali_spec, args, status);
-  if (!a) return status;
-  const auto out = a->get("out");
-  if (!out) return fail(cmd, "--out FILE is required", exit_usage);
-  live::mali_record_options o;
-  if (auto d = a->get("device")) o.device = *d;
-  const auto p = a->get("period").value_or("1ms");
-  auto ns = parse_time_ns(p, 1);
-  if (!ns) return fail(cmd, "--period: expected a time such as 1ms, not '" + p + "'", exit_usage);
-  o.period_ns = *ns;
-  auto rows = live_rows::check(*a, cmd, status);
-  if (!rows) return status;
-  auto stop = make_stopper(*a, cmd, status);
-  if (!stop) return status;
-  std::FILE* f = std::fopen(out->c_str(), "wb");
-  if (f == nullptr) return fail(cmd, "cannot write " + *out, exit_bad_input);
-  file_sink file{f};
-  rows->start_mali(*out);
-  auto sink = [&](std::span<const std::byte> b) { return file(b) && rows->take(b); };
-  auto counts = live::record_mali(live::real_kernel(), o, sink, *stop);
-  const bool closed = std::fclose(f) == 0;
-  if (!counts) return fail(cmd, counts.error_value().message, exit_bad_input);
-  if (!closed) return fail(cmd, "cannot write " + *out, exit_bad_input);
-  if (const int st = rows->finish(); st != exit_ok) return st;
-  std::fprintf(stderr,
-               "hwpc record mali: %zu samples (%zu after a ring overflow), %zu bytes to %s\n",
-               counts->samples, counts->overflow, file.bytes, out->c_str());
   return exit_ok;
 }
 
@@ -268,8 +203,9 @@ int record_mali(const std::vector<std::string>& args) {
 
 int cmd_record(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.empty() ? args.begin() : args.begin() + 1, args.end());
-  if (!args.empty() && args[0] == "intel") return record_intel(rest);
-  if (!args.empty() && args[0] == "mali") return record_mali(rest);
+  if (!args.empty() && args[0] == "intel")
+    return record(intel_spec, live::record_vendor::intel, rest);
+  if (!args.empty() && args[0] == "mali") return record(mali_spec, live::record_vendor::mali, rest);
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     std::printf(
         "usage: hwpc record intel [options] --out FILE\n"

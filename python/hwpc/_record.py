@@ -65,7 +65,8 @@ class Recording:
     def counts(self) -> Dict[str, Any]:
         """What the kernel handed out: ``samples`` (reports or samples),
         ``report_lost``, ``buffer_lost`` (Intel), ``overflow`` (Mali samples
-        after a full ring), ``bytes`` written, ``done``."""
+        after a full ring), ``bytes`` written, ``done``, and ``summary``: the
+        lines ``hwpc record`` prints for them (once the recording is done)."""
         return dict(self._session.counts())
 
 

@@ -1,37 +1,29 @@
-// hwpc.intel.record / hwpc.mali.record: a live session (the library's
-// live::record_i915 / live::record_mali, the tool's `hwpc record`) run on a
-// thread of its own, its rows made as the bytes arrive by the library's
-// live row producers (live/intel_capture_rows.hpp: the rows, columns and
-// metric columns of the capture hwpc.intel.decode opens; live/mali_rows.hpp)
-// into the columns hwpc.intel.decode / hwpc.mali.decode fill (columns.hpp). Python takes the
-// rows gathered so far as one batch at a time; stopping (the duration, or
-// leaving the `with` block) ends the session as Ctrl-C ends the tool's:
-// the reports still in the kernel's buffer are read, the file (when asked
-// for) is complete.
+// hwpc.intel.record / hwpc.mali.record: the library's live::recording (the
+// object `hwpc record` drives too) run on a thread of its own, its rows into
+// the columns hwpc.intel.decode / hwpc.mali.decode fill (columns.hpp). Python
+// takes the rows gathered so far as one batch at a time; stopping (the
+// duration, or leaving the `with` block) ends the recording as Ctrl-C ends
+// the tool's: the reports still in the kernel's buffer are read, the file
+// (when asked for) is complete.
+//
+// The recording's thread touches no Python object: it writes C++ columns
+// under the mutex; the batches become Python objects on the caller's thread.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdio>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <span>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "columns.hpp"
-#include "hwpc/live/i915_record.hpp"
-#include "hwpc/live/intel_capture_rows.hpp"
-#include "hwpc/live/kbase_record.hpp"
-#include "hwpc/live/mali_rows.hpp"
-#include "hwpc/live/record_set.hpp"
-#include "hwpc/pipeline/metric_columns.hpp"
+#include "hwpc/live/recording.hpp"
 #include "module.hpp"
 #include "source.hpp"
 
@@ -39,78 +31,82 @@ namespace hwpc::py {
 
 namespace {
 
-// A refusal of the device or the kernel: OSError with the message that says
-// what to change (the tool's exit status 2).
-[[noreturn]] void refuse(const std::string& message) {
-  PyErr_SetString(PyExc_OSError, message.c_str());
-  throw pyb::error_already_set();
-}
+const pipeline::spelling python_spelling{pipeline::door::python};
 
-std::uint64_t seconds_to_ns(double s, const char* what) {
-  if (!(s > 0) || s > 1e7)
+std::optional<std::uint64_t> seconds_to_ns(const options& o, const char* what) {
+  const auto s = o.get<double>(what);
+  if (!s) return std::nullopt;
+  if (!(*s > 0) || *s > 1e7)
     throw usage_failure(std::string(what) + ": a positive number of seconds");
-  return static_cast<std::uint64_t>(s * 1e9 + 0.5);
+  return static_cast<std::uint64_t>(*s * 1e9 + 0.5);
 }
 
-class session {
+live::recording_options read_options(bool intel, const options& o) {
+  live::recording_options r;
+  r.vendor = intel ? live::record_vendor::intel : live::record_vendor::mali;
+  r.device = o.get<std::string>("device");
+  r.out = o.get<std::string>("out");
+  r.duration_ns = seconds_to_ns(o, "duration");
+  r.period_ns = seconds_to_ns(o, "period");
+  r.poll_ms = 20;  // a stop() or a batch is seen within 20 ms
+  if (intel) {
+    r.format = o.get<std::string>("format");
+    r.metrics = o.get<std::string>("metrics");
+    r.set = o.get<std::string>("set");
+    r.set_id = o.get<std::uint64_t>("set_id");
+    r.exponent = o.get<std::uint64_t>("exponent");
+    r.ctx = o.get<std::uint64_t>("ctx");
+  } else {
+    r.per_instance = o.flag("per_instance");
+    r.names = o.get<std::string>("names");
+  }
+  return r;
+}
+
+class session final : live::recording_rows, row_writer {
  public:
-  session(bool intel, const pyb::dict& d) : intel_(intel) {
-    const options o(d);
-    if (auto out = o.get<std::string>("out")) out_path_ = *out;
-    if (auto dur = o.get<double>("duration")) duration_ns_ = seconds_to_ns(*dur, "duration");
-    if (intel_) {
-      read_intel(o);
-    } else {
-      read_mali(o);
-    }
+  session(bool intel, const pyb::dict& d) {
+    auto r = live::recording::make(read_options(intel, options(d)), python_spelling);
+    if (!r) throw usage_failure(r.error_value().message);
+    rec_ = std::move(*r);
   }
   session(const session&) = delete;
   session& operator=(const session&) = delete;
-  ~session() {
-    stop_ = true;
+  ~session() override {
+    rec_->stop();
     if (thread_.joinable()) {
       pyb::gil_scoped_release unlocked;
       thread_.join();
     }
-    if (file_ != nullptr) std::fclose(file_);
   }
 
   // Opens the device and starts; returns once the first bytes are written
   // (the stream or session is open) or raises the refusal.
-  void start() {
-    if (started_) throw usage_failure("a recording starts once");
-    started_ = true;
-    if (!out_path_.empty()) {
-      file_ = std::fopen(out_path_.c_str(), "wb");
-      if (file_ == nullptr) refuse("cannot write " + out_path_);
-    }
-    if (duration_ns_) deadline_ = live::monotonic_ns() + *duration_ns_;
+  void begin() {
+    if (thread_.joinable()) throw usage_failure("a recording starts once");
     thread_ = std::thread([this] { run(); });
-    std::optional<std::string> failed;
+    bool failed = false;
     {
       pyb::gil_scoped_release unlocked;
       std::unique_lock lock(m_);
       cv_.wait(lock, [&] { return opened_ || done_; });
-      if (done_) failed = failure_;
-    }
-    if (failed) {
-      if (thread_.joinable()) {
-        pyb::gil_scoped_release unlocked;
+      failed = done_ && failure_.has_value();
+      if (failed) {
+        lock.unlock();
         thread_.join();
       }
-      refuse(*failed);
     }
+    if (failed) raise(*failure_);
   }
 
-  // Asks the session to end (it reads what the kernel still holds).
-  void stop() { stop_ = true; }
+  // Asks the recording to end (it reads what the kernel still holds).
+  void stop() { rec_->stop(); }
 
   // The rows since the last batch; blocks until there are some or the
-  // session has ended. None once everything has been handed out.
+  // recording has ended. None once everything has been handed out.
   pyb::object next_batch() {
     std::unique_ptr<column_sink> taken;
     std::optional<row_schema> schema;
-    std::optional<std::string> failed;
     accounting acc;
     for (;;) {
       bool ready = false;
@@ -120,24 +116,20 @@ class session {
         // Wakes every 100 ms so that Ctrl-C reaches Python.
         ready = cv_.wait_for(lock, std::chrono::milliseconds(100),
                              [&] { return pending_ != 0 || done_; });
-        if (ready) {
-          if (pending_ != 0 || (done_ && !final_given_ && schema_)) {
-            taken = std::move(sink_);
-            if (schema_) sink_ = std::make_unique<column_sink>(*schema_);
-            pending_ = 0;
-            schema = schema_;
-            acc = done_ ? final_ : so_far_;
-            if (done_) final_given_ = true;
-          } else {
-            failed = failure_;
-          }
+        if (ready && (pending_ != 0 || (done_ && !final_given_ && schema_ && !failure_))) {
+          taken = std::move(sink_);
+          sink_ = std::make_unique<column_sink>(*schema_);
+          pending_ = 0;
+          schema = schema_;
+          acc = done_ ? final_ : so_far_;
+          if (done_) final_given_ = true;
         }
       }
       if (PyErr_CheckSignals() != 0) throw pyb::error_already_set();
       if (ready) break;
     }
     if (!taken) {
-      if (failed) refuse(*failed);
+      if (failure_) raise(*failure_);
       return pyb::none();
     }
     taken->end(acc);
@@ -147,188 +139,65 @@ class session {
     return out;
   }
 
-  // What the kernel handed out (after the end): reports or samples, losses.
+  // What the kernel handed out (after the end): reports or samples, losses,
+  // and the lines `hwpc record` prints for them.
   pyb::dict counts() const {
     std::lock_guard lock(m_);
     pyb::dict d;
-    d["samples"] = counts_[0];
-    d["report_lost"] = counts_[1];
-    d["buffer_lost"] = counts_[2];
-    d["overflow"] = counts_[3];
+    d["samples"] = summary_.samples;
+    d["report_lost"] = summary_.report_lost;
+    d["buffer_lost"] = summary_.buffer_lost;
+    d["overflow"] = summary_.overflow;
     d["bytes"] = bytes_;
     d["done"] = done_;
+    d["summary"] = done_ && !failure_ ? summary_.lines(rec_->out().value_or(""), python_spelling)
+                                      : std::vector<std::string>{};
     return d;
   }
 
  private:
-  void read_intel(const options& o) {
-    if (auto dev = o.get<std::string>("device")) io_.device = *dev;
-    if (auto f = o.get<std::string>("format")) io_.format = *f;
-    const auto metrics = o.get<std::string>("metrics");
-    const auto set = o.get<std::string>("set");
-    const auto set_id = o.get<std::uint64_t>("set_id");
-    if (metrics && set_id) throw usage_failure("metrics and set_id both name the set: give one");
-    if (set_id) {
-      if (*set_id == 0) throw usage_failure("set_id: the kernel's config id (1 or more)");
-      io_.set_id = *set_id;
-      io_.set_name = set.value_or("");
-    } else if (metrics) {
-      if (!set) throw usage_failure("metrics needs set (the set's symbol name)");
-      metrics_ = *metrics;
-      set_ = *set;
-      if (auto ok = live::set_from_metrics(io_, *metrics, *set); !ok) {
-        error e = ok.error_value();
-        pipeline::say_where_metric_files_come_from(e);
-        throw usage_failure("metrics: " + e.describe() + (is_usage(e) ? " (set_id)" : ""));
-      }
-    } else {
-      throw usage_failure(
-          "name the metric set: metrics='oa-<platform>.xml' with set='SYMBOL', or set_id=N");
-    }
-    const auto period = o.get<double>("period");
-    const auto exponent = o.get<std::uint64_t>("exponent");
-    if (period && exponent) {
-      throw usage_failure("period and exponent both set the sampling period: give one");
-    }
-    if (exponent) {
-      if (*exponent > 31) throw usage_failure("exponent: 0..31 (the kernel's range)");
-      io_.exponent = static_cast<unsigned>(*exponent);
-    } else {
-      io_.period_ns = period ? seconds_to_ns(*period, "period") : 1'000'000;
-    }
-    if (auto c = o.get<std::uint64_t>("ctx")) {
-      if (*c > 0xffffffffu) throw usage_failure("ctx: a GEM context handle (32 bits)");
-      io_.ctx = static_cast<std::uint32_t>(*c);
-    }
-    io_.poll_ms = 20;
+  // A usage error raises ValueError; a refusal of the device or the kernel
+  // OSError with the message that says what to change (the tool's exit 2).
+  [[noreturn]] static void raise(const error& e) {
+    if (is_usage(e)) throw usage_failure(e.message);
+    PyErr_SetString(PyExc_OSError, e.message.c_str());
+    throw pyb::error_already_set();
   }
 
-  void read_mali(const options& o) {
-    if (auto dev = o.get<std::string>("device")) mo_.device = *dev;
-    if (auto p = o.get<double>("period")) mo_.period_ns = seconds_to_ns(*p, "period");
-    mo_.poll_ms = 20;
-    mro_.per_instance = o.flag("per_instance");
-    if (auto n = o.get<std::string>("names")) {
-      if (*n != "hardware" && *n != "streamline") {
-        throw usage_failure("names: expected hardware or streamline");
-      }
-      mro_.names =
-          *n == "streamline" ? mali::counter_naming::streamline : mali::counter_naming::hardware;
-    }
-  }
-
-  // On the session's thread: every row into the current batch.
+  // On the recording's thread, from here down.
   void run() {
-    auto on_row = [this](const row& r) {
-      std::lock_guard lock(m_);
-      sink_->write(r);
-      ++pending_;
-    };
-    auto stop = [this] {
-      return stop_.load() || (deadline_ && live::monotonic_ns() >= *deadline_);
-    };
-    std::optional<error> rows_error;
-    std::string failure;
-    accounting acc;
-    if (intel_) {
-      // The rows reach the current batch through `to_batch`; the capture
-      // opened on the recording's head gives their columns (metric columns
-      // too with metrics=/set=), as hwpc.intel.decode's of the file.
-      struct forward final : row_writer {
-        std::function<void(const row&)> to;
-        void write(const row& r) override { to(r); }
-        void end(const accounting&) override {}
-      } to_batch;
-      to_batch.to = on_row;
-      intel::open_options opened;
-      if (metrics_) {
-        opened.metrics = metrics_;
-        opened.set = set_;
-      }
-      live::intel_capture_rows rows(
-          opened, out_path_.empty() ? std::string("(live recording)") : out_path_,
-          [&](const intel::oa_capture& c) -> row_writer& {
-            set_schema(c.schema());
-            return to_batch;
-          },
-          pipeline::spelling{pipeline::door::python});
-      auto write = [&](std::span<const std::byte> b) { return take(b, rows); };
-      auto c = live::record_i915(live::real_kernel(), io_, write, stop);
-      if (!c) {
-        failure = c.error_value().message;
-      } else {
-        std::lock_guard lock(m_);
-        counts_[0] = c->samples;
-        counts_[1] = c->report_lost;
-        counts_[2] = c->buffer_lost;
-      }
-      if (failure.empty()) {
-        auto a = rows.finish();
-        if (!a) failure = "the recording's rows: " + a.error_value().message;
-        if (a) acc = *a;
-        if (a && rows.metrics_error()) {
-          failure = rows.metrics_error()->message + " (the rows have no metrics)";
-        }
-      }
-    } else {
-      live::mali_rows rows(
-          mro_, [this](const row_schema& s, const mali::gpu_product&) { set_schema(s); },
-          [&](const row& r) { on_row(r); });
-      auto write = [&](std::span<const std::byte> b) { return take(b, rows); };
-      auto c = live::record_mali(live::real_kernel(), mo_, write, stop);
-      if (!c) {
-        failure = c.error_value().message;
-      } else {
-        std::lock_guard lock(m_);
-        counts_[0] = c->samples;
-        counts_[3] = c->overflow;
-      }
-      if (failure.empty()) {
-        auto a = rows.finish();
-        if (!a) failure = "the recording's rows: " + a.error_value().describe();
-        if (a) acc = *a;
-      }
-    }
-    if (file_ != nullptr && std::fflush(file_) != 0 && failure.empty()) {
-      failure = "cannot write " + out_path_;
-    }
+    auto s = rec_->run(this);
     std::lock_guard lock(m_);
-    if (!failure.empty()) failure_ = failure;
-    final_ = acc;
+    if (s) {
+      summary_ = *s;
+      if (s->rows) final_ = *s->rows;
+    } else {
+      failure_ = s.error_value();
+    }
     done_ = true;
     cv_.notify_all();
   }
-
-  template <class Rows>
-  bool take(std::span<const std::byte> b, Rows& rows) {
-    if (file_ != nullptr && std::fwrite(b.data(), 1, b.size(), file_) != b.size()) return false;
-    rows(b);
-    if constexpr (requires { rows.flush(); }) rows.flush();  // rows held for their metrics
-    std::lock_guard lock(m_);
-    bytes_ += b.size();
-    so_far_ = rows.totals();
-    opened_ = true;
-    cv_.notify_all();
-    return true;
-  }
-
-  void set_schema(const row_schema& s) {
+  row_writer& start(const row_schema& s, const capture*) override {
     std::lock_guard lock(m_);
     schema_ = s;
-    sink_ = std::make_unique<column_sink>(*schema_);
+    sink_ = std::make_unique<column_sink>(s);
+    return *this;
+  }
+  void write(const row& r) override {
+    std::lock_guard lock(m_);
+    sink_->write(r);
+    ++pending_;
+  }
+  void end(const accounting&) override {}  // each batch is ended with its accounting
+  void progress(const accounting& so_far, std::size_t bytes) override {
+    std::lock_guard lock(m_);
+    so_far_ = so_far;
+    bytes_ = bytes;
+    opened_ = true;
+    cv_.notify_all();
   }
 
-  bool intel_;
-  live::i915_record_options io_;
-  std::optional<std::string> metrics_;  // metrics=: the rows' metric columns
-  std::string set_;
-  live::mali_record_options mo_;
-  live::mali_rows_options mro_;
-  std::string out_path_;
-  std::FILE* file_ = nullptr;
-  std::optional<std::uint64_t> duration_ns_, deadline_;
-  bool started_ = false;
-  std::atomic<bool> stop_{false};
+  std::unique_ptr<live::recording> rec_;
   std::thread thread_;
 
   mutable std::mutex m_;
@@ -338,8 +207,8 @@ class session {
   std::size_t pending_ = 0;
   accounting so_far_, final_;
   bool opened_ = false, done_ = false, final_given_ = false;
-  std::optional<std::string> failure_;
-  std::size_t counts_[4] = {};
+  std::optional<error> failure_;
+  live::recording_summary summary_;
   std::size_t bytes_ = 0;
 };
 
@@ -355,7 +224,7 @@ void bind_record(pyb::module_& m) {
              return std::make_unique<session>(vendor == "intel", options);
            }),
            pyb::arg("vendor"), pyb::arg("options"))
-      .def("start", &session::start)
+      .def("start", &session::begin)
       .def("stop", &session::stop)
       .def("next_batch", &session::next_batch)
       .def("counts", &session::counts);

@@ -8,13 +8,14 @@ the same session wrote: every column, every mask, the accounting.
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 import hwpc
-from conftest import shared_file
+from conftest import TOOL, shared_file
 
 SHIM = Path(hwpc.__file__).resolve().parents[2] / "libhwpc_kernel_shim.so"
 
@@ -63,18 +64,42 @@ result["accounting_equal"] = bool(batches) and batches[-1].accounting == whole.a
 result["accounting"] = whole.accounting
 result["lost_rows"] = int(np.asarray(whole.columns.get("lost", [])).sum())
 result["counts"] = rec.counts
+if len(sys.argv) > 5:
+    # The tool's rows of the same simulated device (`hwpc record --output csv`):
+    # the batches, put end to end, must be them.
+    import csv
+    sys.path.insert(0, sys.argv[5])
+    from conftest import assert_rows_equal_csv
+    with open(sys.argv[4], newline="") as f:
+        table = list(csv.reader(f))
+    at = 0
+    try:
+        for b in batches:
+            assert_rows_equal_csv(b, table[0], table[1 + at:1 + at + len(b)])
+            at += len(b)
+        assert at == len(table) - 1, (at, len(table) - 1)
+        result["tool_rows"] = at
+    except AssertionError as e:
+        result["tool_diff"] = repr(e)
 print(json.dumps(result))
 """
 
 
-def shimmed(device, vendor, tmp_path, fault="", **kw):
+def shim_env(device, fault=""):
     if not SHIM.exists():
         pytest.skip("the preload shim is not built (%s)" % SHIM)
-    env = dict(os.environ, LD_PRELOAD=str(SHIM), HWPC_SHIM_DEVICE=device,
-               HWPC_SHIM_FAULT=fault, HWPC_SHIM_REPORTS="40")
+    return dict(os.environ, LD_PRELOAD=str(SHIM), HWPC_SHIM_DEVICE=device,
+                HWPC_SHIM_FAULT=fault, HWPC_SHIM_REPORTS="40")
+
+
+def shimmed(device, vendor, tmp_path, fault="", tool_csv=None, **kw):
+    """Records in a shimmed interpreter; with `tool_csv` (the tool's rows of
+    the same device), the batches are compared with them too."""
+    env = shim_env(device, fault)
     out = tmp_path / ("live.rec" if vendor == "intel" else "live.hwpcmali")
-    r = subprocess.run(["/usr/bin/python3", "-c", CHILD, vendor, json.dumps(kw), str(out)],
-                       env=env, capture_output=True, text=True, timeout=120)
+    extra = [] if tool_csv is None else [str(tool_csv), str(Path(__file__).parent)]
+    r = subprocess.run(["/usr/bin/python3", "-c", CHILD, vendor, json.dumps(kw), str(out),
+                        *extra], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -164,3 +189,55 @@ def test_iterating_outside_with_is_refused():
     rec = hwpc.mali.record(device="/nonexistent/mali0")
     with pytest.raises(ValueError, match="inside `with"):
         next(iter(rec))
+
+
+def tool_recorded(device, vendor, tmp_path, *args, fault=""):
+    """`hwpc record VENDOR ARGS --output csv` under the shim: its rows, in a file."""
+    out = tmp_path / ("tool.rec" if vendor == "intel" else "tool.hwpcmali")
+    r = subprocess.run([TOOL, "record", vendor, *args, "--out", str(out), "--output", "csv"],
+                       env=shim_env(device, fault), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = tmp_path / (vendor + ".csv")
+    rows.write_text(r.stdout)
+    return rows, r.stderr, out
+
+
+@pytest.mark.parametrize("device, vendor, fault, tool_args, kw", [
+    ("intel:hsw", "intel", "", ["--set-id", "2", "--exponent", "12", "--duration", "1s"],
+     dict(set_id=2, exponent=12, duration=1.0)),
+    # The Xe driver: the rows of the finished file, through both doors.
+    ("intel:lnl", "intel", "", ["--set-id", "2", "--exponent", "12", "--duration", "1s"],
+     dict(set_id=2, exponent=12, duration=1.0)),
+    ("intel:skl", "intel", "overflow", ["--set-id", "2", "--exponent", "10", "--duration", "1s"],
+     dict(set_id=2, exponent=10, duration=1.0)),
+    ("mali:g78", "mali", "", ["--period", "5ms", "--duration", "1s"],
+     dict(period=0.005, duration=1.0)),
+    ("mali:g720", "mali", "overflow", ["--period", "1ms", "--duration", "1s"],
+     dict(period=0.001, duration=1.0)),
+])
+def test_the_tool_and_python_record_the_same_rows(tmp_path, device, vendor, fault, tool_args,
+                                                  kw):
+    # One library object records for both doors: the same simulated device
+    # gives the same rows through `hwpc record --output csv` and through the
+    # batches, and the same summary of what the kernel handed out.
+    rows, stderr, _ = tool_recorded(device, vendor, tmp_path, *tool_args, fault=fault)
+    res = shimmed(device, vendor, tmp_path, fault=fault, tool_csv=rows, **kw)
+    same_rows(res)
+    assert "tool_diff" not in res, res["tool_diff"]
+    assert res["tool_rows"] == res["rows"] > 0, res
+    # What the kernel handed out, in the same words (the bytes aside: the
+    # correlation points follow the wall clock).
+    what = re.sub(r"\d+ bytes to .*", "", res["counts"]["summary"][0])
+    assert "hwpc record %s: %s" % (vendor, what) in stderr, (what, stderr)
+
+
+def test_a_refused_device_leaves_no_file(tmp_path):
+    out = tmp_path / "refused.rec"
+    r = subprocess.run([TOOL, "record", "intel", "--set-id", "2", "--duration", "100ms",
+                        "--out", str(out)], env=shim_env("intel:tgl", "eacces"),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "CAP_PERFMON" in r.stderr, r.stderr
+    assert not out.exists()
+    res = shimmed("intel:tgl", "intel", tmp_path, fault="eacces", set_id=2, duration=0.1)
+    assert res["error"] == "OSError", res
+    assert not (tmp_path / "live.rec").exists()
