@@ -30,11 +30,10 @@ namespace hwpc::adreno::detail {
 
 class row_store {
  public:
-  // 4 MiB allocated: at least 37 thousand rows of one cell each (the
-  // vectors grow by doubling), 74 thousand at best.
-  static constexpr std::size_t default_budget = std::size_t{4} << 20;
-
-  explicit row_store(std::size_t budget = default_budget) : budget_(budget) {}
+  // `budget`: bytes allocated at most (by the vectors' capacities). The
+  // pipeline's 4 MiB (open_options::rows_kept_bytes) keep at least 37
+  // thousand rows of one cell each (the vectors grow by doubling).
+  explicit row_store(std::size_t budget) : budget_(budget) {}
 
   // The columns handed out while rows are kept (row_counters.hpp).
   provisional_columns& columns() noexcept { return columns_; }
@@ -145,6 +144,7 @@ class row_store {
              issues_.capacity() * sizeof(stored_issue) + extra_;
     if (bytes_ <= budget_) return true;
     dropped_ = true;
+    bytes_ = 0;
     rows_ = {};
     cells_ = {};
     issues_ = {};

@@ -128,9 +128,10 @@ class query_capture final : public capture {
     if (!in) return in.error_value();
     std::unique_ptr<query_capture> c(new query_capture(std::move(*in), o, sp));
     const bool rd = c->in_.kind() == input_kind::rd;
-    c->store_.emplace();
+    if (o.rows_kept_bytes != 0) c->store_.emplace(o.rows_kept_bytes);
+    detail::row_store* store = c->store_ ? &*c->store_ : nullptr;
     if (rd) {
-      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_, nullptr, &*c->store_);
+      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_, nullptr, store);
       if (!first) return first.error_value();
       c->in_.set_own(first->gpu);
       c->kept_ = std::move(*first);
@@ -148,12 +149,12 @@ class query_capture final : public capture {
                              "that name their GPU; none are written");
       c->counters_.clear();
     } else if (!rd) {
-      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_, nullptr, &*c->store_);
+      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_, nullptr, store);
       if (!first) return first.error_value();
       c->kept_ = std::move(*first);
     }
     // Rows past the budget were dropped: the write reads the input again.
-    if (!c->decodable_ || c->store_->dropped()) c->store_.reset();
+    if (!c->decodable_ || (store != nullptr && store->dropped())) c->store_.reset();
     c->schema_ = schema_of(c->counters_);
     if (gpu->gen == generation::a6xx) c->schema_.source = "adreno a6xx queries";
     if (gpu->gen == generation::a7xx) c->schema_.source = "adreno a7xx queries";
