@@ -30,9 +30,9 @@ namespace hwpc::adreno::detail {
 
 class row_store {
  public:
-  // `budget`: bytes allocated at most (by the vectors' capacities). The
-  // pipeline's 4 MiB (open_options::rows_kept_bytes) keep at least 37
-  // thousand rows of one cell each (the vectors grow by doubling).
+  // `budget`: bytes allocated at most. The pipeline's 8 MiB
+  // (open_options::rows_kept_bytes) keep about 140 thousand rows of one
+  // cell each (40 bytes a row, 16 a cell).
   explicit row_store(std::size_t budget) : budget_(budget) {}
 
   // The columns handed out while rows are kept (row_counters.hpp).
@@ -138,9 +138,10 @@ class row_store {
     return last_;
   }
 
-  // What the kept rows hold, by the vectors' capacities (what is allocated).
+  // What the kept rows hold, with a sixteenth for the deques' blocks and
+  // their map, and the issues' vector by its capacity (what is allocated).
   bool within_budget() {
-    bytes_ = rows_.capacity() * sizeof(stored_row) + cells_.capacity() * sizeof(stored_cell) +
+    bytes_ = (rows_.size() * sizeof(stored_row) + cells_.size() * sizeof(stored_cell)) / 16 * 17 +
              issues_.capacity() * sizeof(stored_issue) + extra_;
     if (bytes_ <= budget_) return true;
     dropped_ = true;
@@ -158,8 +159,10 @@ class row_store {
   std::size_t extra_ = 0;  // texts and issue messages
   bool dropped_ = false;
   provisional_columns columns_;
-  std::vector<stored_row> rows_;
-  std::vector<stored_cell> cells_;
+  // Deques: they grow a block at a time (a vector doubling would hold up to
+  // twice what it keeps, and copy it all each time).
+  std::deque<stored_row> rows_;
+  std::deque<stored_cell> cells_;
   std::vector<stored_issue> issues_;
   std::deque<std::string> texts_;  // a deque: the index's views stay valid
   std::unordered_map<std::string_view, std::uint32_t> index_;

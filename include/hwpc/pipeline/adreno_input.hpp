@@ -41,7 +41,7 @@ struct open_options {
   // How many bytes of query rows open_capture may keep from its one pass
   // over the input (adreno/row_store.hpp); a capture with more is read a
   // second time for its rows. 0: always read twice.
-  std::size_t rows_kept_bytes = std::size_t{4} << 20;
+  std::size_t rows_kept_bytes = std::size_t{8} << 20;
 };
 
 // The options alone; the GPU `gpu` names (null without one).
