@@ -9,8 +9,11 @@
 // second time for its rows (docs/performance.md, "Adreno rows in one pass").
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <optional>
@@ -98,7 +101,7 @@ class row_store {
       r.offset = k.offset;
       r.begin = k.begin;
       r.end = k.end;
-      r.reason = texts_[k.reason];
+      r.reason = views_[k.reason];
       r.metrics = cells;
       if (totals != nullptr) {
         for (const std::size_t j : set) totals->add_at(j, cells[j]);
@@ -125,18 +128,37 @@ class row_store {
   };
 
   // A row's reason is one of few texts (a query's kind, a counter's
-  // countable): each is kept once.
+  // countable): each is kept once. Most reasons are the same text at the same
+  // address row after row (a literal, a counter's kept name), so a small
+  // table by address finds them with one compare; a text in a reused buffer
+  // (A6XX rows) is found by a hash of its length and ends, not of every byte.
   std::uint32_t reason_id(std::string_view r) {
-    if (last_ < texts_.size() && texts_[last_] == r) return last_;
+    seen& s = seen_[(reinterpret_cast<std::uintptr_t>(r.data()) / 8 ^ r.size()) % seen_.size()];
+    if (s.data == r.data() && s.id < views_.size() && views_[s.id] == r) return s.id;
     auto it = index_.find(r);
     if (it == index_.end()) {
       texts_.emplace_back(r);
-      extra_ += r.size() + sizeof(std::string) + 32;  // the text and its index entry
-      it = index_.emplace(texts_.back(), static_cast<std::uint32_t>(texts_.size() - 1)).first;
+      views_.push_back(texts_.back());
+      extra_ += r.size() + sizeof(std::string) + 48;  // the text, its view and index entry
+      it = index_.emplace(texts_.back(), static_cast<std::uint32_t>(views_.size() - 1)).first;
     }
-    last_ = it->second;
-    return last_;
+    s = {r.data(), it->second};
+    return it->second;
   }
+
+  struct ends_hash {
+    std::size_t operator()(std::string_view t) const noexcept {
+      std::uint64_t head = 0, tail = 0;
+      std::memcpy(&head, t.data(), std::min<std::size_t>(t.size(), 8));
+      if (t.size() > 8) std::memcpy(&tail, t.data() + t.size() - 8, 8);
+      const std::uint64_t h = (head * 0x9e3779b97f4a7c15u ^ tail) * 0xff51afd7ed558ccdu ^ t.size();
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+  };
+  struct seen {
+    const char* data = nullptr;
+    std::uint32_t id = 0;
+  };
 
   // What the kept rows hold, with a sixteenth for the deques' blocks and
   // their map, and the issues' vector by its capacity (what is allocated).
@@ -151,6 +173,8 @@ class row_store {
     issues_ = {};
     index_ = {};
     texts_ = {};
+    views_ = {};
+    seen_ = {};
     return false;
   }
 
@@ -164,9 +188,10 @@ class row_store {
   std::deque<stored_row> rows_;
   std::deque<stored_cell> cells_;
   std::vector<stored_issue> issues_;
-  std::deque<std::string> texts_;  // a deque: the index's views stay valid
-  std::unordered_map<std::string_view, std::uint32_t> index_;
-  std::uint32_t last_ = 0;
+  std::deque<std::string> texts_;        // a deque: the views stay valid
+  std::vector<std::string_view> views_;  // by id
+  std::unordered_map<std::string_view, std::uint32_t, ends_hash> index_;
+  std::array<seen, 1024> seen_{};  // a table of 16 KiB: a counter's countables are many
 };
 
 }  // namespace hwpc::adreno::detail
