@@ -105,7 +105,7 @@ class PipelineAdreno : public ::testing::Test {
     collect from_memory;
     EXPECT_TRUE((*m)->write_rows(from_memory));
     EXPECT_EQ(from_memory.rows, from_file.rows);
-    // A second write gives the same rows again (the input is read again).
+    // A second write gives the same rows again (the rows kept by open() replayed).
     collect again;
     EXPECT_TRUE((*c)->write_rows(again));
     EXPECT_EQ(again.rows, from_file.rows);
