@@ -19,11 +19,14 @@
 //                         reads a file: capture_input (kind, ids: a pass over the sections;
 //                         gzip inflated a block at a time), then walk_packets (rd::stream_reader
 //                         fed 1 MiB blocks) into the same sink
-//   adreno_rows/F         the query rows of `hwpc adreno --output csv` (query_capture: a pass
-//                         for the sampled counters and the ids, a pass for the rows)
+//   adreno_rows/F         the query rows of `hwpc adreno --output csv` (query_capture: one pass
+//                         learning the sampled counters and the ids, making the rows and keeping
+//                         them, then the rows written: every cell read, as CSV does)
+//   adreno_rows_twice/rd  the same with nothing kept (open_options::rows_kept_bytes 0): a pass
+//                         for the counters, a pass for the rows, as for rows past the budget
 //   adreno_walk_only/a6xx, adreno_rows/a6xx  the same on an emulated A6XX capture (4000 query
-//                         rounds); the walk alone is its baseline (the naive walker knows A5XX
-//                         only)
+//                         rounds); the walk alone is its baseline (the naive walker follows
+//                         neither A6XX draw-state groups nor A6XX counters)
 //   naive_adreno_walk/F   the same job as adreno_walk: a recursive walk that copies each buffer it
 //                         enters into a std::vector and finds IB targets in a std::map
 //
@@ -569,8 +572,10 @@ struct row_count final : hwpc::row_writer {
   }
   void end(const hwpc::accounting&) override {}
 };
-std::uint64_t adreno_rows_input(const adreno_input& in) {
-  auto c = ha::query_capture::open(hwpc::capture_source::borrow(in.file, "bench"), {}, {});
+std::uint64_t adreno_rows_input(const adreno_input& in, bool keep = true) {
+  ha::open_options o;
+  if (!keep) o.rows_kept_bytes = 0;
+  auto c = ha::query_capture::open(hwpc::capture_source::borrow(in.file, "bench"), o, {});
   row_count w;
   if (!c || !(*c)->write_rows(w)) return 0;
   return w.rows;
@@ -582,6 +587,10 @@ void adreno_pipeline(benchmark::State& state, const adreno_input* in) {
 }
 void adreno_rows(benchmark::State& state, const adreno_input* in) {
   for (auto _ : state) benchmark::DoNotOptimize(adreno_rows_input(*in));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in->rd_bytes));
+}
+void adreno_rows_twice(benchmark::State& state, const adreno_input* in) {
+  for (auto _ : state) benchmark::DoNotOptimize(adreno_rows_input(*in, false));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in->rd_bytes));
 }
 
@@ -702,10 +711,15 @@ int main(int argc, char** argv) {
     }
     if (adreno_rows_input(in) != 0) {
       benchmark::RegisterBenchmark(("adreno_rows/" + in.name).c_str(), adreno_rows, &in);
+      if (!in.gz && adreno_rows_input(in, false) == adreno_rows_input(in)) {
+        benchmark::RegisterBenchmark(("adreno_rows_twice/" + in.name).c_str(), adreno_rows_twice,
+                                     &in);
+      }
     }
   }
-  // A6XX query rows (rows6.hpp): no naive walker knows A6XX names; the walk
-  // alone of the same capture is the baseline.
+  // A6XX query rows (rows6.hpp): the naive walker knows neither A6XX
+  // registers nor draw-state groups; the walk alone of the same capture is
+  // the baseline.
   static adreno_input a6xx;
   {
     ha::emulate_options o;

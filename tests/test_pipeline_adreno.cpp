@@ -105,7 +105,7 @@ class PipelineAdreno : public ::testing::Test {
     collect from_memory;
     EXPECT_TRUE((*m)->write_rows(from_memory));
     EXPECT_EQ(from_memory.rows, from_file.rows);
-    // A second write gives the same rows again (the input is read again).
+    // A second write gives the same rows again (the rows kept by open() replayed).
     collect again;
     EXPECT_TRUE((*c)->write_rows(again));
     EXPECT_EQ(again.rows, from_file.rows);
@@ -175,6 +175,145 @@ TEST_F(PipelineAdreno, HexTextAndRawDwordsGiveTheReadersRows) {
   EXPECT_EQ(opened_rows(adreno_gz::gzip_stored(hex), o), want_hex);
   EXPECT_EQ(opened_rows(adreno_gz::gzip_stored(bin), o), want_bin);
 #endif
+}
+
+// What a write gives: the rows, the issues reported during it, the totals
+// (`--summary`) and the accounting.
+struct written {
+  std::vector<std::string> rows, issues, totals;
+  hwpc::accounting acc;
+  std::vector<std::string> columns;
+};
+
+written write_of(a::query_capture& c, std::vector<std::string>& issues) {
+  written w;
+  issues.clear();
+  collect rows;
+  EXPECT_TRUE(c.write_rows(rows));
+  w.rows = std::move(rows.rows);
+  w.issues = issues;
+  w.acc = rows.acc;
+  std::vector<hwpc::cell> t;
+  c.writer_parts({}).totals_metrics({}, 0, t);
+  for (const hwpc::cell& x : t) w.totals.push_back(x.is_u64() ? std::to_string(x.bits) : "-");
+  for (const auto& m : c.schema().metrics) w.columns.push_back(m.name + "/" + m.units);
+  return w;
+}
+
+bool operator==(const written& x, const written& y) {
+  return x.rows == y.rows && x.issues == y.issues && x.totals == y.totals &&
+         x.columns == y.columns && x.acc.records == y.acc.records &&
+         x.acc.reports == y.acc.reports && x.acc.intervals == y.acc.intervals &&
+         x.acc.stretch_starts == y.acc.stretch_starts;
+}
+
+// open_capture reads an input once and keeps its rows (adreno/row_store.hpp)
+// unless they pass open_options::rows_kept_bytes; 0 reads it twice, as
+// before. Whatever is kept (all, none, or dropped part way), a write gives
+// the same rows, issues in the same order, totals, columns and accounting.
+TEST_F(PipelineAdreno, RowsKeptFromTheOnePassAreTheRowsOfASecondPass) {
+  struct input {
+    const char* what;
+    bytes file;
+    const char* gpu;
+  };
+  bytes damaged = a::emulate_a5xx({3, 40, false}).file;
+  for (std::size_t i = 300; i < damaged.size(); i += 211) damaged[i] = std::byte{0xff};
+  bytes bent = a::emulate_a6xx_a7xx({9, 30, false}, false).file;
+  for (std::size_t i = 200; i < bent.size(); i += 997) bent[i] = std::byte{0xff};
+  const auto dws = adreno_seed::concat({adreno_seed::occlusion_begin, adreno_seed::occlusion_end,
+                                        adreno_seed::timestamp_begin, adreno_seed::timestamp_end});
+  const std::vector<input> inputs = {
+      {"A5XX", a::emulate_a5xx({1, 60, false}).file, nullptr},
+      {"A5XX libwrap", a::emulate_a5xx({7, 6, true}).file, nullptr},
+      {"A5XX damaged", damaged, nullptr},
+      {"A6XX", a::emulate_a6xx_a7xx({2, 50, false}, false).file, nullptr},
+      {"A6XX damaged", bent, nullptr},
+      {"A7XX libwrap", a::emulate_a6xx_a7xx({5, 20, true}, true).file, nullptr},
+      {"hex text", hex_text_of(dws), "a530"},
+      {"raw dwords", adreno_seed::bytes_of(dws), "a530"},
+  };
+  std::size_t with_issues = 0;
+  for (const input& in : inputs) {
+    SCOPED_TRACE(in.what);
+    std::vector<std::string> issues;
+    const auto open = [&](std::size_t kept) {
+      a::open_options o;
+      if (in.gpu != nullptr) o.gpu = in.gpu;
+      o.rows_kept_bytes = kept;
+      o.on_issue = [&issues](const hwpc::error& e, bool note) {
+        issues.push_back((note ? "note " : "issue ") + e.describe());
+      };
+      auto c = a::query_capture::open(hwpc::capture_source::borrow(in.file, "in"), o, {});
+      EXPECT_TRUE(c) << (c ? "" : c.error_value().describe());
+      return c;
+    };
+    auto twice = open(0);
+    ASSERT_TRUE(twice);
+    const written want = write_of(**twice, issues);
+    ASSERT_FALSE(want.rows.empty());
+    with_issues += want.issues.empty() ? 0 : 1;
+    // 1 KiB keeps a few rows and drops them part way through the larger inputs.
+    for (const std::size_t kept : {std::size_t{4} << 20, std::size_t{1} << 10}) {
+      SCOPED_TRACE(kept);
+      auto c = open(kept);
+      ASSERT_TRUE(c);
+      const written got = write_of(**c, issues);
+      EXPECT_TRUE(got == want);
+      EXPECT_EQ(got.rows, want.rows);
+      EXPECT_EQ(got.issues, want.issues);
+      EXPECT_EQ(got.totals, want.totals);
+      EXPECT_EQ(got.columns, want.columns);
+      // A second write gives them again.
+      EXPECT_TRUE(write_of(**c, issues) == want);
+      EXPECT_EQ((*c)->done().issues, (*twice)->done().issues);
+      EXPECT_EQ((*c)->done().walk.packets, (*twice)->done().walk.packets);
+    }
+  }
+  EXPECT_GE(with_issues, 2u);  // the damaged ones, at least: issues in order with rows
+}
+
+// The rows kept are written without reading the input again: the bytes lent
+// are overwritten between open and write, and the rows do not change; with
+// nothing kept, or more rows than the budget, they are read from the new bytes.
+TEST_F(PipelineAdreno, KeptRowsAreWrittenWithoutReadingTheInputAgain) {
+  bytes file = a::emulate_a5xx({4, 12, false}).file;
+  a::open_options once, again, past;
+  again.rows_kept_bytes = 0;
+  past.rows_kept_bytes = 1024;
+  auto c1 = a::query_capture::open(hwpc::capture_source::borrow(file, "in"), once, {});
+  auto c2 = a::query_capture::open(hwpc::capture_source::borrow(file, "in"), again, {});
+  auto c3 = a::query_capture::open(hwpc::capture_source::borrow(file, "in"), past, {});
+  ASSERT_TRUE(c1 && c2 && c3);
+  std::vector<std::string> issues;
+  const written before = write_of(**c1, issues);
+  ASSERT_FALSE(before.rows.empty());
+  std::fill(file.begin(), file.end(), std::byte{0});
+  EXPECT_TRUE(write_of(**c1, issues) == before);
+  collect reread;
+  (void)(*c2)->write_rows(reread);
+  EXPECT_NE(reread.rows, before.rows);
+  collect past_budget;
+  (void)(*c3)->write_rows(past_budget);
+  EXPECT_EQ(past_budget.rows, reread.rows);
+}
+
+// The store itself: past its budget it drops every row it kept and keeps no more.
+TEST(AdrenoRowStore, DropsEverythingPastItsBudget) {
+  a::detail::row_store s(4096);
+  hwpc::row r;
+  r.reason = "occlusion";
+  std::vector<hwpc::cell> cells(4);
+  cells[3] = hwpc::cell::u(7);
+  const std::vector<std::size_t> set = {3};
+  std::size_t kept = 0;
+  while (s.add_row(r, cells, set)) ++kept;
+  EXPECT_GT(kept, 10u);
+  EXPECT_TRUE(s.dropped());
+  EXPECT_EQ(s.rows(), 0u);
+  EXPECT_FALSE(s.add_row(r, cells, set));
+  EXPECT_FALSE(s.add_issue(hwpc::make_error(hwpc::errc::truncated, 8, "x"), false));
+  EXPECT_EQ(s.bytes(), 0u);
 }
 
 TEST_F(PipelineAdreno, A6xxWithoutItsOwnIdsHasNoRowsAndSaysWhy) {

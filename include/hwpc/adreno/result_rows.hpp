@@ -26,6 +26,7 @@
 #include "hwpc/adreno/recognise6.hpp"
 #include "hwpc/adreno/row_columns.hpp"
 #include "hwpc/adreno/row_counters.hpp"
+#include "hwpc/adreno/row_store.hpp"
 #include "hwpc/adreno/rows6.hpp"
 #include "hwpc/adreno/walk.hpp"
 #include "hwpc/core/row.hpp"
@@ -92,6 +93,13 @@ class result_rows final : public rd::capture_sink {
   void attach(const rd::address_space* space) noexcept { space_ = space; }
   // Totals of the rows' cells, added as each row is made (only its set cells).
   void total_into(result_totals* t) noexcept { totals_ = t; }
+  // With no schema: also make the rows, with provisional columns, and keep
+  // them and the issues in `store` (row_store.hpp) until its budget is
+  // passed; from then on only the sampled counters are collected.
+  void keep_rows_in(row_store* store) {
+    store_ = store;
+    on_issue_ = [store](const error& e, bool note) { (void)store->add_issue(e, note); };
+  }
   // Input read piece by piece (rd_stream.hpp) may free a packet's bytes
   // before the recogniser's window lets it go: it gets copies of those.
   void keep_copies() noexcept { copy_ = true; }
@@ -211,7 +219,7 @@ class result_rows final : public rd::capture_sink {
   // Without a schema no value is read (only which counters are sampled).
   void take_snapshots() {
     for (std::size_t i = snaps_.size(); i < rec_.events().size(); ++i) {
-      snaps_.push_back(schema_ != nullptr ? take(rec_.events()[i]) : snapshot{});
+      snaps_.push_back(rows() ? take(rec_.events()[i]) : snapshot{});
     }
   }
 
@@ -222,7 +230,7 @@ class result_rows final : public rd::capture_sink {
     if (!snaps_.empty()) {
       s = snaps_.front();
       snaps_.pop_front();
-    } else if (schema_ != nullptr) {
+    } else if (rows()) {
       s = take(ev);
     }
     const bool begin = ev.op == query_op::occlusion_begin ||
@@ -240,11 +248,11 @@ class result_rows final : public rd::capture_sink {
     }
     counter_reads::entry* counter = nullptr;
     if (ev.op == query_op::counter_sample && ev.counter) {
-      counter = &counters_.of(ev.counter->group, ev.counter->counter,
-                              schema_ != nullptr ? &column_of_ : nullptr, sampled_);
+      counter =
+          &counters_.of(ev.counter->group, ev.counter->counter, columns(), sampled_, provisional());
     }
     ++acc_.intervals;
-    if (schema_ == nullptr) return;
+    if (!rows()) return;
     clear_cells();
     row r;
     r.report = report;
@@ -287,6 +295,7 @@ class result_rows final : public rd::capture_sink {
   }
 
   void set_cell(std::size_t j, std::uint64_t v) {
+    if (j >= cells_.size()) cells_.resize(j + 1);  // provisional columns grow
     if (cells_[j].is_none()) set_.push_back(j);
     cells_[j] = cell::u(v);
   }
@@ -297,6 +306,10 @@ class result_rows final : public rd::capture_sink {
   }
   void emit(row& r) {
     r.metrics = cells_;
+    if (store_ != nullptr) {
+      if (!store_->add_row(r, cells_, set_)) store_ = nullptr;  // past the budget
+      return;
+    }
     if (totals_ != nullptr) {
       for (const std::size_t j : set_) totals_->add_at(j, cells_[j]);
     }
@@ -309,7 +322,17 @@ class result_rows final : public rd::capture_sink {
     set_cell(col_gpu_time, ticks_to_ns(*s.v[0]));
   }
 
+  // Rows are made (values read, cells set) with a schema, or kept in a store.
+  bool rows() const noexcept { return schema_ != nullptr || store_ != nullptr; }
+  const std::map<std::string, std::size_t>* columns() const noexcept {
+    return schema_ != nullptr ? &column_of_ : nullptr;
+  }
+  provisional_columns* provisional() const noexcept {
+    return store_ != nullptr ? &store_->columns() : nullptr;
+  }
+
   const row_schema* schema_;
+  row_store* store_ = nullptr;
   row_fn on_row_;
   issue_fn on_issue_;
   const hex_dwords* hex_ = nullptr;
@@ -347,7 +370,7 @@ class result_rows final : public rd::capture_sink {
   // accounting, the time and the cells as for A5XX. Without a schema no value
   // is read (what an event is does not depend on them).
   void handle6(const query6_event& e) {
-    if (schema_ != nullptr) {
+    if (rows()) {
       rows6_.take(
           e,
           [this](std::uint64_t a, std::size_t n, std::optional<std::size_t>* section) {
@@ -373,7 +396,7 @@ class result_rows final : public rd::capture_sink {
     }
     for (const counter_key& key : res.columns) (void)column6(key, true);
     ++acc_.intervals;
-    if (schema_ == nullptr) return;
+    if (!rows()) return;
     clear_cells();
     row r;
     r.report = report;
@@ -395,10 +418,9 @@ class result_rows final : public rd::capture_sink {
   // first use (row_counters.hpp).
   std::optional<std::size_t> column6(const counter_key& k, bool sampled) {
     if (k.group != nullptr) {
-      return counters_.of(k.group, k.counter, schema_ != nullptr ? &column_of_ : nullptr, sampled_)
-          .column;
+      return counters_.of(k.group, k.counter, columns(), sampled_, provisional()).column;
     }
-    return named_.of(k, sampled, schema_ != nullptr ? &column_of_ : nullptr, sampled_);
+    return named_.of(k, sampled, columns(), sampled_, provisional());
   }
   named_columns named_;
   result6 res6_;  // filled by rows6_ event after event (its storage reused)

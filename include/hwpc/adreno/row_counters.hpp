@@ -20,6 +20,27 @@
 
 namespace hwpc::adreno::detail {
 
+// Columns given out while no schema is known (the one pass of
+// pipeline/adreno_capture.hpp, rows kept in row_store.hpp): one per distinct
+// column name, after the fixed ones, in order of first use. The schema made
+// afterwards finds its columns by name as well, so a provisional column maps
+// to the schema's column of the same name, or to none, exactly as a row made
+// with the schema would have its cell.
+class provisional_columns {
+ public:
+  std::size_t of(const std::string& name) {
+    const auto [it, made] = index_.try_emplace(name, first_counter_column + names_.size());
+    if (made) names_.push_back(name);
+    return it->second;
+  }
+  // Names by provisional column, from first_counter_column on.
+  const std::vector<std::string>& names() const noexcept { return names_; }
+
+ private:
+  std::map<std::string, std::size_t> index_;
+  std::vector<std::string> names_;
+};
+
 class counter_reads {
  public:
   struct entry {
@@ -30,11 +51,13 @@ class counter_reads {
   };
 
   // The entry of counter `c` of `g`, made on first use: its column found in
-  // `columns` (the schema's, by name; null: none), its key appended to
-  // `sampled` unless already there. A5XX groups (all the A5XX recogniser
-  // reports) are found by index; others by a search of the few entries.
+  // `columns` (the schema's, by name; null: none), or, with no schema yet,
+  // given by `provisional` (by name, a new name its next column: row_store.hpp),
+  // its key appended to `sampled` unless already there. A5XX groups (all the
+  // A5XX recogniser reports) are found by index; others by a search of the few entries.
   entry& of(const counter_group* g, std::uint32_t c,
-            const std::map<std::string, std::size_t>* columns, std::vector<counter_key>& sampled) {
+            const std::map<std::string, std::size_t>* columns, std::vector<counter_key>& sampled,
+            provisional_columns* provisional = nullptr) {
     const auto groups = a5xx_counter_groups;
     const std::less<const counter_group*> below;
     const bool indexed =
@@ -54,6 +77,8 @@ class counter_reads {
     if (columns != nullptr) {
       const auto it = columns->find(e.name);
       if (it != columns->end()) e.column = it->second;
+    } else if (provisional != nullptr) {
+      e.column = provisional->of(e.name);
     }
     if (std::find(sampled.begin(), sampled.end(), e.key) == sampled.end()) {
       sampled.push_back(e.key);
@@ -102,7 +127,8 @@ class named_columns {
   // is one of a row's columns, appended to `sampled_keys` on its first use.
   std::optional<std::size_t> of(const counter_key& k, bool sampled,
                                 const std::map<std::string, std::size_t>* columns,
-                                std::vector<counter_key>& sampled_keys) {
+                                std::vector<counter_key>& sampled_keys,
+                                provisional_columns* provisional = nullptr) {
     const auto same = [&k](const entry& c) {
       return c.key.column.data() == k.column.data() && c.key.column.size() == k.column.size() &&
              c.key.units.data() == k.units.data() && c.key.units.size() == k.units.size();
@@ -121,6 +147,8 @@ class named_columns {
       if (columns != nullptr) {
         const auto it = columns->find(std::string(k.column));
         if (it != columns->end()) n->column = it->second;
+      } else if (provisional != nullptr) {
+        n->column = provisional->of(std::string(k.column));
       }
     }
     if (sampled && !n->sampled) {

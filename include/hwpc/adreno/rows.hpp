@@ -54,13 +54,15 @@ namespace detail {
 
 // Walks `data` as `kind` into `sink`; the hex text is parsed first (into
 // `hex`, which the sink maps offsets through: it must outlive the sink's use).
+// `store`: with no schema, the rows are kept there (result_rows::keep_rows_in).
 inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema* schema,
                               result_rows::row_fn on_row, result_rows::issue_fn on_issue,
                               result_rows** done, std::optional<result_rows>& holder,
-                              std::optional<hex_dwords>& hex) {
+                              std::optional<hex_dwords>& hex, row_store* store = nullptr) {
   if (data.empty()) return make_error(errc::empty_input, 0, "empty input");
   if (kind == input_kind::rd) {
     auto& sink = holder.emplace(schema, on_row, std::move(on_issue));
+    if (store != nullptr) sink.keep_rows_in(store);
     rd::capture_reader reader(sink);
     sink.attach(&reader.space());
     (void)reader.read(data);  // a framing error is also an issue, reported to the sink
@@ -77,6 +79,7 @@ inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema*
   }
   auto& sink =
       holder.emplace(schema, on_row, std::move(on_issue), hex ? &*hex : nullptr, data.size());
+  if (store != nullptr) sink.keep_rows_in(store);
   walker w(sink, nullptr);
   w.walk(hex ? byte_span(hex->bytes) : data, 0, 0);
   sink.finish();

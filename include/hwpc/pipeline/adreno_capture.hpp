@@ -7,11 +7,21 @@
 // Which rows an input has is decided here once: A5XX input (any kind), and
 // A6XX/A7XX .rd captures whose own ids name the GPU whose names apply; for
 // any other GPU there are none, and warnings() says why. No GPU at all (hex
-// text and raw dwords carry none) is a usage error. The schema needs the
-// counters the input samples, so an input is read twice: once for those, once
-// for the rows; an .rd capture, plain or gzip, is streamed both times
-// (adreno_input.hpp), so memory stays bounded whatever its size
-// (docs/performance.md, "Adreno at scale").
+// text and raw dwords carry none) is a usage error.
+//
+// The schema needs every counter the input samples, known only at its end,
+// and a writer needs the schema before the first row. So open() reads the
+// input once, learning the counters and making the rows with provisional
+// columns, and keeps the rows in a bounded store (adreno/row_store.hpp); a
+// write replays them against the schema, the input not read again. Why not
+// the alternatives: columns for every counter of the generation's table
+// would change the column set (it is exactly the counters sampled), and a
+// pre-scan for the counters alone still walks the capture and must find
+// exactly what the recogniser finds. Only a capture with more rows than the
+// store's budget (tens of thousands) is read a second time for its rows, as
+// before. An .rd capture, plain or gzip, is streamed (adreno_input.hpp), so
+// memory stays bounded whatever its size (docs/performance.md, "Adreno rows
+// in one pass").
 #pragma once
 
 #include <cstddef>
@@ -28,6 +38,7 @@
 #include "hwpc/adreno/rd_stream.hpp"
 #include "hwpc/adreno/result_rows.hpp"
 #include "hwpc/adreno/row_columns.hpp"
+#include "hwpc/adreno/row_store.hpp"
 #include "hwpc/adreno/rows.hpp"
 #include "hwpc/adreno/tracks.hpp"
 #include "hwpc/core/error.hpp"
@@ -45,11 +56,12 @@ namespace detail {
 // The query rows of `in` into on_row (schema null: the sampled counters
 // only, in `sampled`): an .rd capture through rd::stream_reader as its bytes
 // come, hex text and raw dwords whole, as for_each_row reads them.
-// `totals`: added to as each row is made.
+// `totals`: added to as each row is made. `store` (schema null): the rows
+// and issues kept there, with provisional columns, within its budget.
 inline result<rows_done> input_rows(const capture_input& in, const row_schema* schema,
                                     result_rows::row_fn on_row, result_rows::issue_fn on_issue,
                                     std::vector<counter_key>* sampled = nullptr,
-                                    result_totals* totals = nullptr) {
+                                    result_totals* totals = nullptr, row_store* store = nullptr) {
   if (in.kind() != input_kind::rd) {
     std::optional<hex_dwords> hex;
     std::optional<result_rows> holder;
@@ -60,12 +72,14 @@ inline result<rows_done> input_rows(const capture_input& in, const row_schema* s
       if (totals != nullptr) totals->add(r);
       on_row(r);
     };
-    auto w = run(in.kind(), in.whole(), schema, add, std::move(on_issue), &sink, holder, hex);
+    auto w =
+        run(in.kind(), in.whole(), schema, add, std::move(on_issue), &sink, holder, hex, store);
     if (!w) return w.error_value();
     if (sampled != nullptr) *sampled = sink->sampled();
     return rows_done{sink->acc(), *w, sink->issues(), sink->gpu_id(), sink->gpu()};
   }
   result_rows sink(schema, on_row, std::move(on_issue));
+  if (store != nullptr) sink.keep_rows_in(store);
   sink.total_into(totals);
   rd::stream_reader reader(sink);
   sink.attach(&reader.reader().space());
@@ -121,10 +135,13 @@ class query_capture final : public capture {
     if (!in) return in.error_value();
     std::unique_ptr<query_capture> c(new query_capture(std::move(*in), o, sp));
     const bool rd = c->in_.kind() == input_kind::rd;
+    if (o.rows_kept_bytes != 0) c->store_.emplace(o.rows_kept_bytes);
+    detail::row_store* store = c->store_ ? &*c->store_ : nullptr;
     if (rd) {
-      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_);
+      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_, nullptr, store);
       if (!first) return first.error_value();
       c->in_.set_own(first->gpu);
+      c->kept_ = std::move(*first);
     }
     const device* gpu = c->in_.gpu();
     if (gpu == nullptr) {
@@ -139,9 +156,12 @@ class query_capture final : public capture {
                              "that name their GPU; none are written");
       c->counters_.clear();
     } else if (!rd) {
-      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_);
+      auto first = detail::input_rows(c->in_, nullptr, {}, {}, &c->counters_, nullptr, store);
       if (!first) return first.error_value();
+      c->kept_ = std::move(*first);
     }
+    // Rows past the budget were dropped: the write reads the input again.
+    if (!c->decodable_ || (store != nullptr && store->dropped())) c->store_.reset();
     c->schema_ = schema_of(c->counters_);
     if (gpu->gen == generation::a6xx) c->schema_.source = "adreno a6xx queries";
     if (gpu->gen == generation::a7xx) c->schema_.source = "adreno a7xx queries";
@@ -196,7 +216,16 @@ class query_capture final : public capture {
   result<accounting> run(row_writer& w, output::html::report_writer* report) {
     totals_.emplace(schema_);
     done_ = rows_done{};
-    if (decodable_) {
+    if (decodable_ && store_) {
+      // The rows kept by open(): the schema's cells, totals and issues as a
+      // second pass would give them (row_store.hpp).
+      store_->replay(
+          schema_, &*totals_, [&](const row& r) { w.write(r); },
+          [this](const error& e, bool note) {
+            if (on_issue_) on_issue_(e, note);
+          });
+      done_ = kept_;
+    } else if (decodable_) {
       auto write = [&](const row& r) { w.write(r); };
       auto d = detail::input_rows(in_, &schema_, write, on_issue_, nullptr, &*totals_);
       if (!d) return d.error_value();
@@ -223,6 +252,8 @@ class query_capture final : public capture {
   std::vector<counter_key> counters_;
   row_schema schema_;
   std::optional<result_totals> totals_;
+  std::optional<detail::row_store> store_;  // the rows of open()'s pass, when kept
+  rows_done kept_;                          // and what that pass found
   rows_done done_;
 };
 

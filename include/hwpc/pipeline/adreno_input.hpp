@@ -38,6 +38,10 @@ struct open_options {
   // Every problem (note = false) and note found on the way, offsets in the
   // file given; none: not reported (still counted).
   std::function<void(const error&, bool note)> on_issue;
+  // How many bytes of query rows open_capture may keep from its one pass
+  // over the input (adreno/row_store.hpp); a capture with more is read a
+  // second time for its rows. 0: always read twice.
+  std::size_t rows_kept_bytes = std::size_t{8} << 20;
 };
 
 // The options alone; the GPU `gpu` names (null without one).
