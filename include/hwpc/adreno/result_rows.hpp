@@ -24,6 +24,7 @@
 #include "hwpc/adreno/rd_capture.hpp"
 #include "hwpc/adreno/recognise.hpp"
 #include "hwpc/adreno/recognise6.hpp"
+#include "hwpc/adreno/row_callback.hpp"
 #include "hwpc/adreno/row_columns.hpp"
 #include "hwpc/adreno/row_counters.hpp"
 #include "hwpc/adreno/row_store.hpp"
@@ -33,35 +34,7 @@
 
 namespace hwpc::adreno {
 
-// What a read of the input produced besides its rows.
-struct rows_done {
-  accounting acc;
-  walk_stats walk;
-  std::size_t issues = 0;
-  std::optional<std::uint32_t> gpu_id;
-  const device* gpu = nullptr;  // what the capture's ids resolve to (generation.hpp)
-};
-
 namespace detail {
-
-// What the sink calls per row: a reference to the caller's callable (one
-// indirect call, nothing allocated; a std::function per row cost more than
-// the row). The callable must outlive the sink's last row.
-class row_callback {
- public:
-  row_callback() = default;
-  template <class F>
-  requires(!std::is_same_v<std::remove_cv_t<F>, row_callback>) row_callback(F& f)
-  noexcept  // NOLINT: converts like a function reference
-      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
-        call_([](void* o, const row& r) { (*static_cast<F*>(o))(r); }) {}
-  void operator()(const row& r) const { call_(obj_, r); }
-  explicit operator bool() const noexcept { return call_ != nullptr; }
-
- private:
-  void* obj_ = nullptr;
-  void (*call_)(void*, const row&) = nullptr;
-};
 
 // Receives walked packets, recognises queries and turns results into rows.
 //
