@@ -70,7 +70,7 @@ pyb::object eval(const std::string& text, const pyb::dict& vars, const std::stri
   } else if (syntax_name == "infix") {
     syntax = expr::syntax::infix;
   } else {
-    throw usage_failure("syntax must be rpn or infix, not '" + syntax_name + "'");
+    throw usage_failure("syntax: expected rpn or infix, not '" + syntax_name + "'");
   }
   expr::symbol_table symbols;
   std::vector<expr::value> values;

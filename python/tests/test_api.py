@@ -40,6 +40,16 @@ def test_eval_errors_name_the_column():
     assert r.stderr.startswith("hwpc eval: " + str(e.value).splitlines()[0])
 
 
+def test_eval_syntax_is_refused_as_the_tool_refuses_it():
+    r = run_tool("eval", "--syntax", "lisp", "--expr", "1", check=False)
+    assert r.returncode == 1
+    with pytest.raises(ValueError) as e:
+        hwpc.eval("1", syntax="lisp")
+    # The same words, in each door's spelling of the option.
+    assert r.stderr.strip() == "hwpc eval: --" + str(e.value)
+    assert str(e.value) == "syntax: expected rpn or infix, not 'lisp'"
+
+
 def test_version_is_the_projects():
     from pathlib import Path
     version = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
