@@ -31,24 +31,6 @@ adreno::open_options open_options_of(const options& o) {
   return a;
 }
 
-// A path is mapped and streamed from the file; a buffer is borrowed (kept
-// alive by `keep` until the call returns).
-capture_source source_of(const pyb::object& source, std::optional<input_source>& keep) {
-  if (pyb::isinstance<pyb::str>(source) || pyb::hasattr(source, "__fspath__")) {
-    const std::string path = pyb::str(pyb::module_::import("os").attr("fspath")(source));
-    auto s = capture_source::map(path);
-    if (!s) {
-      const error& e = s.error_value();
-      throw decode_failure(e.message, e.anchor == error_anchor::byte_offset
-                                          ? std::optional<std::size_t>(e.offset)
-                                          : std::nullopt);
-    }
-    return std::move(*s);
-  }
-  keep.emplace(source);
-  return capture_source::borrow(keep->bytes(), keep->name());
-}
-
 [[noreturn]] void raise(const std::string& path, const error& e) {
   if (is_usage(e)) throw usage_failure(path + ": " + e.message);
   fail_input(path, e);

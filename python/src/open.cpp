@@ -118,25 +118,6 @@ hwpc::open_options read_options(const options& p, call_options& c) {
   return o;
 }
 
-// A path is mapped (an Adreno .rd is streamed from it); a buffer is
-// borrowed, kept alive by `keep` until the call returns.
-capture_source source_of(const pyb::object& source, std::optional<input_source>& keep) {
-  if (pyb::isinstance<pyb::str>(source) || pyb::hasattr(source, "__fspath__")) {
-    const std::string path = pyb::str(pyb::module_::import("os").attr("fspath")(source));
-    auto s = capture_source::map(path);
-    if (!s) {
-      // The error's message names the path, as the tool prints it.
-      const error& e = s.error_value();
-      throw decode_failure(e.message, e.anchor == error_anchor::byte_offset
-                                          ? std::optional<std::size_t>(e.offset)
-                                          : std::nullopt);
-    }
-    return std::move(*s);
-  }
-  keep.emplace(source);
-  return capture_source::borrow(keep->bytes(), keep->name());
-}
-
 // A library error as the exception its kind calls for, worded as the tool's
 // command for the vendor words it: Intel's errors carry the whole line
 // (pipeline/intel_capture.hpp), Mali's and Adreno's bad input names the

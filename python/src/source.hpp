@@ -18,6 +18,7 @@
 
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
+#include "hwpc/pipeline/capture.hpp"
 #include "hwpc/pipeline/mapped_file.hpp"
 
 namespace hwpc::py {
@@ -108,5 +109,24 @@ class options {
  private:
   pyb::dict d_;
 };
+
+// What the library opens: a path is mapped (an Adreno .rd is streamed from
+// it); a buffer is borrowed, kept alive by `keep` until the call returns.
+inline capture_source source_of(const pyb::object& source, std::optional<input_source>& keep) {
+  if (pyb::isinstance<pyb::str>(source) || pyb::hasattr(source, "__fspath__")) {
+    const std::string path = pyb::str(pyb::module_::import("os").attr("fspath")(source));
+    auto s = capture_source::map(path);
+    if (!s) {
+      // The error's message names the path, as the tool prints it.
+      const error& e = s.error_value();
+      throw decode_failure(e.message, e.anchor == error_anchor::byte_offset
+                                          ? std::optional<std::size_t>(e.offset)
+                                          : std::nullopt);
+    }
+    return std::move(*s);
+  }
+  keep.emplace(source);
+  return capture_source::borrow(keep->bytes(), keep->name());
+}
 
 }  // namespace hwpc::py
