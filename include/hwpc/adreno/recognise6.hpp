@@ -49,6 +49,21 @@ class recogniser6 {
  public:
   explicit recogniser6(generation g) noexcept : gen_(g) {}
 
+  // The packets push() looks at (walk_sink.hpp): every register write (a
+  // SELECT or a query base), and the type-7 packets of its switch. A sink may
+  // let the walker skip the others: push() does nothing with them.
+  static constexpr packet_interest interest = [] {
+    packet_interest i;
+    i.all_type4 = true;
+    i.want_op(op::cp_thread_control);
+    i.want_op(op::cp_reg_write);
+    i.want_op(op::cp_reg_to_mem);
+    i.want_op(op::cp_reg_to_mem_offset_reg);
+    i.want_op(op::cp_reg_to_mem_offset_mem);
+    i.want_op(op::cp_event_write);
+    return i;
+  }();
+
   // Calls on_event(const query6_event&) for every event packet `w` makes.
   template <class OnEvent>
   void push(const packet& p, OnEvent&& on_event) {
