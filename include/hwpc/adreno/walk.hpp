@@ -374,18 +374,32 @@ class walker {
     const int group = f.group;
     const auto depth = static_cast<unsigned>(stack_.size() - 1);
     const bool a6 = gen_ == generation::a6xx || gen_ == generation::a7xx;
-    const std::array<std::uint64_t, 2>& special = a6 ? detail::walk_special_a6 : detail::walk_special_a5;
+    const std::array<std::uint64_t, 2>& special =
+        a6 ? detail::walk_special_a6 : detail::walk_special_a5;
+    // The counts in registers, stored back before each call out (a sink
+    // sees the walk's counts as they were) and at the end.
     std::size_t pos = f.pos;
+    std::uint64_t dwords = stats_.dwords, packets = stats_.packets, padding = stats_.padding_dwords;
+    std::uint64_t skipped = 0;
+    const std::uint64_t limit = limit_;
+    const packet_interest* in = sink_.interest();
+    const auto store = [&] {
+      stats_.dwords = dwords;
+      stats_.packets = packets;
+      stats_.padding_dwords = padding;
+      sink_.add_skipped(skipped);
+      skipped = 0;
+    };
     bool ok = true;
     while (size - pos >= 4) {
       const std::uint32_t dw = load_le32(data + pos);
-      const std::size_t at = file_base + pos;
       if (dw == 0) {
-        if (!spend(1, at)) {
-          ok = false;
+        if (++dwords > limit) [[unlikely]] {
+          store();
+          ok = over_budget(file_base + pos);
           break;
         }
-        ++stats_.padding_dwords;
+        ++padding;
         pos += 4;
         continue;
       }
@@ -395,24 +409,28 @@ class walker {
       if (d.hdr.type == packet_type::type7 && ((special[d.hdr.id >> 6] >> (d.hdr.id & 63)) & 1)) {
         break;
       }
-      if (!spend(std::uint64_t{1} + d.hdr.count, at)) {
-        ok = false;
+      dwords += std::uint64_t{1} + d.hdr.count;
+      if (dwords > limit) [[unlikely]] {
+        store();
+        ok = over_budget(file_base + pos);
         break;
       }
-      ++stats_.packets;
-      const packet_interest* in = sink_.interest();
+      ++packets;
       if (in == nullptr || in->wants(d.hdr)) {
         // Field by field, as in run().
-        const walked_packet w{
-            packet{header{d.hdr.type, d.hdr.id, d.hdr.count}, at, byte_span(data + pos + 4, need)},
-            gpu_base + pos, depth, group, pass_};
+        const walked_packet w{packet{header{d.hdr.type, d.hdr.id, d.hdr.count}, file_base + pos,
+                                     byte_span(data + pos + 4, need)},
+                              gpu_base + pos, depth, group, pass_};
         pos += 4 + need;
+        store();
         sink_.on_packet(w);
+        in = sink_.interest();  // the sink may change it
       } else {
-        sink_.add_skipped();
+        ++skipped;
         pos += 4 + need;
       }
     }
+    store();
     f.pos = pos;
     return ok;
   }

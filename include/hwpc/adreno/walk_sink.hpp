@@ -70,7 +70,7 @@ class walk_sink {
     skipped_ = 0;
     return n;
   }
-  void add_skipped() noexcept { ++skipped_; }
+  void add_skipped(std::uint64_t n = 1) noexcept { skipped_ += n; }
 
  private:
   const packet_interest* interest_ = nullptr;
