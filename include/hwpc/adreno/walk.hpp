@@ -269,6 +269,34 @@ class walker {
                                count, stride, -1, "draw-table entry"});
   }
 
+  // A5XX CP_SET_RENDER_MODE (8 payload dwords: dw5 the length in dwords,
+  // dw6-7 the address) and CP_COMPUTE_CHECKPOINT (dw5-6 the address, the
+  // length in dw7 when the payload has 8 dwords, else in dw4) name a command
+  // buffer the CP runs at a preemption switch, not inline. It is walked right
+  // after the packet, one level deeper, as Mesa's decoder lists it (a phone
+  // capture's compute job starts with both, docs/adreno.md "Captures from
+  // phones"); the first address of CP_SET_RENDER_MODE is a data buffer.
+  void queue_preemption_buffer(const packet& p) {
+    std::uint64_t address = 0;
+    std::uint32_t dwords = 0;
+    if (p.hdr.id == op::cp_set_render_mode) {
+      if (p.hdr.count < 8) return;  // 1 or 5 dwords: no command buffer
+      dwords = p.dword(5);
+      address = p.qword(6);
+    } else {
+      if (p.hdr.count < 7) {
+        issue(errc::inconsistent, p.offset,
+              "CP_COMPUTE_CHECKPOINT needs 7 payload dwords, has " + std::to_string(p.hdr.count));
+        return;
+      }
+      dwords = p.hdr.count >= 8 ? p.dword(7) : p.dword(4);
+      address = p.qword(5);
+    }
+    if (dwords == 0) return;
+    pending_.push_back(
+        pending{stack_.size() - 1, p.offset, address, 0, 1, dwords, -1, "preemption buffer"});
+  }
+
   // Enters the next queued buffer of the top frame; false when none is queued.
   bool enter_pending() {
     if (pending_.empty() || pending_.back().level + 1 != stack_.size()) return false;
@@ -417,6 +445,10 @@ class walker {
         } else if (p.hdr.id == op::cp_fixed_stride_draw_table && gen_ == generation::a7xx) {
           queue_draw_table(p);
         }
+      }
+      if (gen_ == generation::a5xx && p.hdr.type == packet_type::type7 &&
+          (p.hdr.id == op::cp_set_render_mode || p.hdr.id == op::cp_compute_checkpoint)) {
+        queue_preemption_buffer(p);
       }
       if (p.hdr.type == packet_type::type7 &&
           (is_ib_call(p.hdr.id) || p.hdr.id == op::cp_indirect_buffer_chain ||
