@@ -25,8 +25,8 @@
 
 #include "hwpc/adreno/gzip.hpp"
 #include "hwpc/adreno/pm4.hpp"
-#include "hwpc/adreno/rd_capture.hpp"
-#include "hwpc/adreno/rd_stream.hpp"
+#include "hwpc/pipeline/adreno_input.hpp"
+#include "hwpc/pipeline/adreno_packets.hpp"
 
 #ifndef HWPC_TEST_DATA_DIR
 #define HWPC_TEST_DATA_DIR ""
@@ -131,18 +131,17 @@ struct listed {
 // cffdump walks those from the packet's own level plus one. hwpc walks each
 // of them one level under the packet that names it, so the packet's parent
 // (the last packet listed one level up) says which.
-struct lister : rd::capture_sink {
+struct lister : listing_sink {
+  explicit lister(generation g) : gen(g) {}
+  generation gen;
   std::multimap<std::uint64_t, listed> by_address;
   std::vector<std::uint32_t> parent_header;
   std::vector<unsigned> parent_tabs;
-  const rd::stream_reader* reader = nullptr;  // the GPU named so far
   std::size_t packets = 0, issues = 0;
 
   unsigned extra_level(std::uint32_t parent) const {
     const decoded_header d = decode_header(parent);
     if (d.hdr.type != packet_type::type7) return 0;
-    const generation gen =
-        reader != nullptr && reader->gpu() != nullptr ? reader->gpu()->gen : generation::unknown;
     switch (d.hdr.id) {
       case op::cp_set_draw_state:
         return 1;
@@ -182,8 +181,9 @@ struct capture_case {
   std::string log;  // gzip-compressed cffdump log
   std::string_view gpu;
   std::size_t log_packets;
-  std::size_t issues;  // buffers the capture calls but does not hold (F6 6.3)
-  bool groups;         // draw-state group packets are among those compared
+  std::size_t hwpc_packets;  // hwpc lists more: every draw-state group and tile
+  std::size_t issues;        // buffers the capture calls but does not hold (F6 6.3)
+  bool groups;               // draw-state group packets are among those compared
 };
 
 void compare(const capture_case& c) {
@@ -205,24 +205,21 @@ void compare(const capture_case& c) {
     EXPECT_EQ(want.unmatched, 0u) << "every title of the log has its packet line";
     EXPECT_EQ(want.titles, want.packets.size());
 
-    // The capture is read as the tool reads it: inflated a block at a time
-    // into the streaming reader, so that a capture of hundreds of megabytes
-    // is never held whole.
-    lister l;
-    rd::stream_reader reader(l);
-    l.reader = &reader;
-    std::optional<hwpc::error> fed;
-    auto n = gunzip_to(rd_gz, [&](hwpc::byte_span piece) {
-      auto r = reader.feed(piece);
-      if (!r) fed = r.error_value();
-      return static_cast<bool>(r);
-    });
-    ASSERT_TRUE(n) << n.error_value().message;
-    ASSERT_FALSE(fed);
-    ASSERT_TRUE(reader.finish());
-    ASSERT_NE(reader.gpu(), nullptr);
-    EXPECT_EQ(reader.gpu()->name, c.gpu);
+    // The capture is read as the tool lists it: opened from its path
+    // (mapped, inflated a block at a time, never held whole: the A620
+    // capture is 373 MB of sections) and walked with the generation of the
+    // GPU its ids name.
+    auto in = capture_input::open(hwpc::capture_source::map(dir + c.rd).value(), {}, {});
+    ASSERT_TRUE(in) << in.error_value().describe();
+    ASSERT_NE(in->gpu(), nullptr);
+    EXPECT_EQ(in->gpu()->name, c.gpu);
+    lister l(in->gpu()->gen);
+    auto walked = walk_packets(*in, l);
+    ASSERT_TRUE(walked) << walked.error_value().describe();
     EXPECT_EQ(l.issues, c.issues);
+    EXPECT_EQ(walked->issues, c.issues);
+    EXPECT_FALSE(walked->budget_exhausted);
+    EXPECT_EQ(l.packets, c.hwpc_packets);
 
     std::size_t found = 0, in_groups = 0;
     for (const log_packet& w : want.packets) {
@@ -275,19 +272,33 @@ TEST(AdrenoMesaTraces, LogParserTakesTitledPacketsOnly) {
 }
 
 TEST(AdrenoMesaTraces, FdCloudsA630ListsEveryPacketCffdumpLists) {
-  compare({"mesa-freedreno", "fd-clouds.rd.gz", "fd-clouds.log.gz", "A630", 573, 3, true});
+  compare({"mesa-freedreno", "fd-clouds.rd.gz", "fd-clouds.log.gz", "A630", 573, 3030, 3, true});
 }
 
 TEST(AdrenoMesaTraces, TurnipIndirectDrawCountA640ListsEveryPacketCffdumpLists) {
   compare({"mesa-freedreno", "vk-indirect-draw-count.rd.gz", "vk-indirect-draw-count.log.gz",
-           "A640", 244, 0, true});
+           "A640", 244, 530, 0, true});
 }
 
 // Written on an Android phone by libwrap (the marker dialect): a compute job
 // whose stream starts with CP_SET_RENDER_MODE and CP_COMPUTE_CHECKPOINT, each
 // naming a command buffer cffdump walks.
 TEST(AdrenoMesaTraces, LibwrapComputeA540ListsEveryPacketCffdumpLists) {
-  compare({"mesa-freedreno", "compute-a540.rd.gz", "compute-a540.log.gz", "A540", 141, 0, false});
+  compare(
+      {"mesa-freedreno", "compute-a540.rd.gz", "compute-a540.log.gz", "A540", 141, 141, 0, false});
+}
+
+// Dive's captures from Android phones (tests/data/dive/README.md), written
+// with the libwrap markers, against the logs cffdump (Mesa 25.3.0-devel, as
+// vendored in Dive) prints for them with `--unit-test --once`: every submit.
+TEST(AdrenoMesaTraces, DiveBloomFrameA640ListsEveryPacketCffdumpLists) {
+  compare({"dive", "bloom-frame-0080-compressed.rd", "bloom-frame-0080-compressed.log.gz", "A640",
+           4882, 35050, 0, true});
+}
+
+TEST(AdrenoMesaTraces, DiveTrimmedCubeA620ListsEveryPacketCffdumpLists) {
+  compare({"dive", "bigwheels-cube-trim.rd", "bigwheels-cube-trim.log.gz", "A620", 1504, 1712, 0,
+           true});
 }
 
 }  // namespace
