@@ -13,8 +13,11 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "adreno_rd_writer.hpp"
 #include "hwpc/adreno/gzip.hpp"
+#include "hwpc/adreno/rd_capture.hpp"
 #include "hwpc/output/text.hpp"
 #include "hwpc/pipeline/adreno_capture.hpp"
 #include "hwpc/pipeline/adreno_input.hpp"
@@ -93,6 +96,116 @@ TEST_F(AdrenoPhonesTool, ListingAndCsvAsAUserSeesThem) {
     EXPECT_EQ(csv.status, 0);
     EXPECT_EQ(csv.out, csv_header);
   }
+}
+
+// The A5XX preemption buffers by hand (layouts from Mesa's decoder,
+// docs/adreno.md "Captures from phones"): CP_SET_RENDER_MODE with 8 payload
+// dwords walks the buffer of dw6-7 (dw5 dwords; dw1-2 is data, never walked),
+// with 1 dword none; CP_COMPUTE_CHECKPOINT with 7 payload dwords takes its
+// length from dw4, with 8 from dw7; each buffer one level down, right after
+// its packet. On A6XX 0x6c is CP_PREEMPT_DISABLE: nothing is walked.
+struct walked {
+  std::uint32_t id;
+  std::size_t offset;
+  unsigned depth;
+};
+struct collect final : a::rd::capture_sink {
+  std::vector<walked> packets;
+  std::vector<hwpc::error> issues;
+  void on_packet(const a::walked_packet& p) override {
+    packets.push_back({p.pkt.hdr.id, p.pkt.offset, p.depth});
+  }
+  void on_issue(const hwpc::error& e) override { issues.push_back(e); }
+};
+
+TEST(AdrenoPhones, A5xxPreemptionBuffersAreWalkedWhereTheyAreSet) {
+  using adreno_rd::pkt7;
+  const adreno_rd::dwords main = {pkt7(0x6c, 8),
+                                  1,
+                                  0x50000,
+                                  0,
+                                  0,
+                                  3,
+                                  2,
+                                  0x60000,
+                                  0,  // render mode: 2 dwords at 0x60000
+                                  pkt7(0x6e, 7),
+                                  0x50000,
+                                  0,
+                                  0x18,
+                                  3,
+                                  1,
+                                  0x70000,
+                                  0,  // checkpoint: dw4 = 1 dword
+                                  pkt7(0x6e, 8),
+                                  0x50000,
+                                  0,
+                                  0x18,
+                                  3,
+                                  9,
+                                  0x70000,
+                                  0,
+                                  1,  // checkpoint: dw7 = 1 dword
+                                  pkt7(0x6c, 1),
+                                  1,  // render mode alone: no buffer
+                                  pkt7(0x26, 0)};
+  std::size_t at_main = 0, at_render = 0, at_checkpoint = 0;
+  const auto write = [&](bool a5) {
+    adreno_rd::writer w;
+    w.libwrap = true;
+    w.gpu_id(a5 ? 540 : 630);
+    at_main = w.buffer(0x10000, main);
+    w.buffer(0x50000, {pkt7(0x10, 1), 0xdead});  // data: a NOP would show if it were walked
+    at_render = w.buffer(0x60000, {pkt7(0x10, 1), 0xa});
+    at_checkpoint = w.buffer(0x70000, {pkt7(0x26, 0)});
+    w.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
+    return w.bytes;
+  };
+  const auto a5 = write(true);
+  collect s;
+  a::rd::capture_reader r(s);
+  ASSERT_TRUE(r.read(a5));
+  EXPECT_TRUE(s.issues.empty());
+  const std::vector<std::pair<std::uint32_t, unsigned>> want = {
+      {0x6c, 0}, {0x10, 1}, {0x6e, 0}, {0x26, 1}, {0x6e, 0}, {0x26, 1}, {0x6c, 0}, {0x26, 0}};
+  ASSERT_EQ(s.packets.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(s.packets[i].id, want[i].first) << i;
+    EXPECT_EQ(s.packets[i].depth, want[i].second) << i;
+  }
+  EXPECT_EQ(s.packets[0].offset, at_main);
+  EXPECT_EQ(s.packets[1].offset, at_render);
+  EXPECT_EQ(s.packets[2].offset, at_main + 9 * 4);
+  EXPECT_EQ(s.packets[3].offset, at_checkpoint);
+  EXPECT_EQ(s.packets[5].offset, at_checkpoint);
+  EXPECT_EQ(r.walk().ibs_followed, 4u);  // the stream and the three buffers
+
+  collect s6;
+  a::rd::capture_reader r6(s6);
+  const auto a6 = write(false);
+  ASSERT_TRUE(r6.read(a6));
+  EXPECT_TRUE(s6.issues.empty());
+  EXPECT_EQ(s6.packets.size(), 5u) << "on A6XX no buffer is walked";
+}
+
+// A CP_COMPUTE_CHECKPOINT too short to name a buffer is an issue at its offset.
+TEST(AdrenoPhones, ShortComputeCheckpointIsAnIssueAtItsOffset) {
+  using adreno_rd::pkt7;
+  const adreno_rd::dwords main = {pkt7(0x26, 0), pkt7(0x6e, 3), 0x70000, 0, 4, pkt7(0x26, 0)};
+  adreno_rd::writer w;
+  w.gpu_id(540);
+  const std::size_t at = w.buffer(0x10000, main);
+  w.buffer(0x70000, {pkt7(0x26, 0)});
+  w.cmdstream(0x10000, static_cast<std::uint32_t>(main.size()));
+  collect s;
+  a::rd::capture_reader r(s);
+  ASSERT_TRUE(r.read(w.bytes));
+  ASSERT_EQ(s.issues.size(), 1u);
+  EXPECT_EQ(s.issues[0].offset, at + 4);
+  EXPECT_NE(s.issues[0].message.find("CP_COMPUTE_CHECKPOINT needs 7 payload dwords, has 3"),
+            std::string::npos)
+      << s.issues[0].message;
+  EXPECT_EQ(s.packets.size(), 3u);
 }
 
 }  // namespace

@@ -269,32 +269,19 @@ class walker {
                                count, stride, -1, "draw-table entry"});
   }
 
-  // A5XX CP_SET_RENDER_MODE (8 payload dwords: dw5 the length in dwords,
-  // dw6-7 the address) and CP_COMPUTE_CHECKPOINT (dw5-6 the address, the
-  // length in dw7 when the payload has 8 dwords, else in dw4) name a command
-  // buffer the CP runs at a preemption switch, not inline. It is walked right
-  // after the packet, one level deeper, as Mesa's decoder lists it (a phone
-  // capture's compute job starts with both, docs/adreno.md "Captures from
-  // phones"); the first address of CP_SET_RENDER_MODE is a data buffer.
+  // A5XX CP_SET_RENDER_MODE and CP_COMPUTE_CHECKPOINT (ib.hpp): the command
+  // buffer the CP runs at a preemption switch, walked right after the packet,
+  // one level deeper, where it is set, as Mesa's decoder lists it.
   void queue_preemption_buffer(const packet& p) {
-    std::uint64_t address = 0;
-    std::uint32_t dwords = 0;
-    if (p.hdr.id == op::cp_set_render_mode) {
-      if (p.hdr.count < 8) return;  // 1 or 5 dwords: no command buffer
-      dwords = p.dword(5);
-      address = p.qword(6);
-    } else {
-      if (p.hdr.count < 7) {
-        issue(errc::inconsistent, p.offset,
-              "CP_COMPUTE_CHECKPOINT needs 7 payload dwords, has " + std::to_string(p.hdr.count));
-        return;
-      }
-      dwords = p.hdr.count >= 8 ? p.dword(7) : p.dword(4);
-      address = p.qword(5);
+    auto t = decode_preemption_buffer(p);
+    if (!t) {
+      ++stats_.issues;
+      sink_.on_issue(t.error_value());
+      return;
     }
-    if (dwords == 0) return;
+    if (t->dwords == 0) return;
     pending_.push_back(
-        pending{stack_.size() - 1, p.offset, address, 0, 1, dwords, -1, "preemption buffer"});
+        pending{stack_.size() - 1, p.offset, t->address, 0, 1, t->dwords, -1, "preemption"});
   }
 
   // Enters the next queued buffer of the top frame; false when none is queued.
