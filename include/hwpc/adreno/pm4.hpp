@@ -45,6 +45,9 @@ inline constexpr std::uint32_t cp_fixed_stride_draw_table = 0x7f;  // A7XX
 inline constexpr std::uint32_t cp_reg_write = 0x6d;                // A6XX
 inline constexpr std::uint32_t cp_reg_to_mem_offset_reg = 0x72;
 inline constexpr std::uint32_t cp_reg_to_mem_offset_mem = 0x74;
+// A5XX only (0x6c is CP_PREEMPT_DISABLE on A6XX, CP_SCOPE_CNTL on A7XX).
+inline constexpr std::uint32_t cp_set_render_mode = 0x6c;
+inline constexpr std::uint32_t cp_compute_checkpoint = 0x6e;
 }  // namespace op
 
 // Registers written by type-4 packets in the A5xx query sequences.

@@ -290,6 +290,21 @@ class walker {
                                count, stride, -1, "draw-table entry"});
   }
 
+  // A5XX CP_SET_RENDER_MODE and CP_COMPUTE_CHECKPOINT (ib.hpp): the command
+  // buffer the CP runs at a preemption switch, walked right after the packet,
+  // one level deeper, where it is set, as Mesa's decoder lists it.
+  void queue_preemption_buffer(const packet& p) {
+    auto t = decode_preemption_buffer(p);
+    if (!t) {
+      ++stats_.issues;
+      sink_.on_issue(t.error_value());
+      return;
+    }
+    if (t->dwords == 0) return;
+    pending_.push_back(
+        pending{stack_.size() - 1, p.offset, t->address, 0, 1, t->dwords, -1, "preemption"});
+  }
+
   // Enters the next queued buffer of the top frame; false when none is queued.
   bool enter_pending() {
     if (pending_.empty() || pending_.back().level + 1 != stack_.size()) return false;
@@ -525,6 +540,10 @@ class walker {
         } else if (p.hdr.id == op::cp_fixed_stride_draw_table && gen_ == generation::a7xx) {
           queue_draw_table(p);
         }
+      }
+      if (gen_ == generation::a5xx && p.hdr.type == packet_type::type7 &&
+          (p.hdr.id == op::cp_set_render_mode || p.hdr.id == op::cp_compute_checkpoint)) {
+        queue_preemption_buffer(p);
       }
       if (p.hdr.type == packet_type::type7 &&
           (is_ib_call(p.hdr.id) || p.hdr.id == op::cp_indirect_buffer_chain ||
