@@ -206,8 +206,7 @@ void compare(const capture_case& c) {
     EXPECT_EQ(want.titles, want.packets.size());
 
     // The capture is read as the tool lists it: opened from its path
-    // (mapped, inflated a block at a time, never held whole: the A620
-    // capture is 373 MB of sections) and walked with the generation of the
+    // (mapped, inflated a block at a time, never held whole) and walked with the generation of the
     // GPU its ids name.
     auto in = capture_input::open(hwpc::capture_source::map(dir + c.rd).value(), {}, {});
     ASSERT_TRUE(in) << in.error_value().describe();
@@ -294,11 +293,6 @@ TEST(AdrenoMesaTraces, LibwrapComputeA540ListsEveryPacketCffdumpLists) {
 TEST(AdrenoMesaTraces, DiveBloomFrameA640ListsEveryPacketCffdumpLists) {
   compare({"dive", "bloom-frame-0080-compressed.rd", "bloom-frame-0080-compressed.log.gz", "A640",
            4882, 35050, 0, true});
-}
-
-TEST(AdrenoMesaTraces, DiveTrimmedCubeA620ListsEveryPacketCffdumpLists) {
-  compare({"dive", "bigwheels-cube-trim.rd", "bigwheels-cube-trim.log.gz", "A620", 1504, 1712, 0,
-           true});
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // What a user sees on captures from Android phones (tests/data/dive/README.md,
 // tests/data/mesa-freedreno/README.md): the A540 compute job libwrap wrote for
-// Mesa's CI, and Dive's A640 frame and A620 trimmed capture, all in libwrap's
+// Mesa's CI, and Dive's A640 frame, both in libwrap's
 // marker dialect. Through the library: the GPU named from the capture with its
 // generation, and query rows as for a Linux capture: these captures run no
 // query (cffdump's logs hold no counter select or sample, no ZPASS_DONE and no
@@ -39,7 +39,6 @@ struct phone {
 
 constexpr phone a540{"mesa-freedreno/compute-a540.rd.gz", "A540", a::generation::a5xx};
 constexpr phone a640{"dive/bloom-frame-0080-compressed.rd", "A640", a::generation::a6xx};
-constexpr phone a620{"dive/bigwheels-cube-trim.rd", "A620", a::generation::a6xx};
 
 // The columns of an Adreno capture whose queries sample no counter.
 constexpr std::string_view csv_header =
@@ -74,13 +73,11 @@ void library_reads(const phone& p) {
 
 TEST(AdrenoPhones, A540ComputeJobNamesItsGpuAndHasNoQueryRows) { library_reads(a540); }
 TEST(AdrenoPhones, A640FrameNamesItsGpuAndHasNoQueryRows) { library_reads(a640); }
-TEST(AdrenoPhones, A620TrimmedCaptureNamesItsGpuAndHasNoQueryRows) { library_reads(a620); }
 
 class AdrenoPhonesTool : public hwpc::testing::tool_test {};
 
-// The tool on the two small captures (the A620's 373 MB are read by the
-// library test above and by the packet comparison): the listing names the GPU
-// and exits 0, --output csv writes the header alone and exits 0.
+// The tool on both captures: the listing names the GPU and exits 0,
+// --output csv writes the header alone and exits 0.
 TEST_F(AdrenoPhonesTool, ListingAndCsvAsAUserSeesThem) {
   if (!a::have_gzip) GTEST_SKIP() << "built without zlib: the captures are gzip-compressed";
   for (const phone& p : {a540, a640}) {

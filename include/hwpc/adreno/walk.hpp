@@ -41,7 +41,8 @@ namespace hwpc::adreno {
 
 namespace detail {
 // Type-7 opcodes the walk itself acts on after handing the packet on (IB
-// calls, chains, draw-state groups, bins, ambles, draw tables, markers): the
+// calls, chains, draw-state groups, bins, ambles, draw tables, markers; on
+// A5XX the buffers of CP_SET_RENDER_MODE and CP_COMPUTE_CHECKPOINT): the
 // walker's plain loop leaves them to its general path. A superset is harmless.
 constexpr std::array<std::uint64_t, 2> walk_special_ops(bool a6) noexcept {
   std::array<std::uint64_t, 2> m{};
@@ -50,7 +51,8 @@ constexpr std::array<std::uint64_t, 2> walk_special_ops(bool a6) noexcept {
         is_ib_call(op) || op == op::cp_indirect_buffer_chain ||
         op == op::cp_cond_indirect_buffer_pfe ||
         (a6 && (op == op::cp_set_marker || op == op::cp_set_draw_state || op == op::cp_start_bin ||
-                op == op::cp_set_amble || op == op::cp_fixed_stride_draw_table));
+                op == op::cp_set_amble || op == op::cp_fixed_stride_draw_table)) ||
+        (!a6 && (op == op::cp_set_render_mode || op == op::cp_compute_checkpoint));
     if (special) m[op >> 6] |= 1ull << (op & 63);
   }
   return m;
