@@ -122,6 +122,32 @@ inline bool starts_like_rd(byte_span head, std::size_t total) noexcept {
   return type >= 1 && type <= rd::max_section_type && size <= total - at - rd::section_header_size;
 }
 
+// A file's bytes at any offset, for rd::stream_reader's buffers not held.
+class file_ranges final : public rd::range_source {
+ public:
+  explicit file_ranges(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "rb")) {}
+  ~file_ranges() {
+    if (f_ != nullptr) std::fclose(f_);
+  }
+  file_ranges(const file_ranges&) = delete;
+  file_ranges& operator=(const file_ranges&) = delete;
+  bool open() const noexcept { return f_ != nullptr; }
+
+  result<void> read(std::size_t offset, std::size_t n, std::byte* out) override {
+    if (offset > static_cast<std::size_t>(std::numeric_limits<long>::max()) ||
+        std::fseek(f_, static_cast<long>(offset), SEEK_SET) != 0 ||
+        std::fread(out, 1, n, f_) != n) {
+      return make_error(errc::io, offset,
+                        "cannot read " + path_ + " again (" + std::to_string(n) + " bytes)");
+    }
+    return {};
+  }
+
+ private:
+  std::string path_;
+  std::FILE* f_;
+};
+
 }  // namespace detail
 
 // An opened Adreno input: its kind, its GPU, and its bytes as they come.
@@ -237,9 +263,20 @@ class capture_input {
       if (reader.fetch_error()) return *reader.fetch_error();
       return {};
     };
-    if (!gzip_) {
+    if (!gzip_ && src_.path().empty()) {
       reader.set_backing(src_.bytes());
       return done(for_each_piece(feed));
+    }
+    if (!gzip_) {
+      // A file is read again at the offsets wanted rather than through its
+      // mapping: a page touched there may bring in a large page-cache folio
+      // around it, and a view would keep it.
+      detail::file_ranges source(src_.path());
+      if (!source.open()) return make_error(errc::io, 0, "cannot read " + src_.path() + " again");
+      reader.set_source(&source);
+      auto r = done(for_each_piece(feed));
+      reader.set_source(nullptr);
+      return r;
     }
 #ifdef HWPC_HAVE_ZLIB
     gzip_index index(src_.bytes());
