@@ -6,7 +6,10 @@
 // `stream_reader` frames the sections itself as the bytes come, both dialects
 // (libwrap's marker pairs anywhere a header may start), and copies only what
 // the walk needs: the buffers of the submit being read (RD_BUFFER_CONTENTS)
-// and the small sections that name addresses and ids. Sections hwpc does not
+// and the small sections that name addresses and ids. Given the whole stream
+// (set_backing) it copies no buffer; given a way to read the stream again
+// (set_source) it holds no large buffer, and reads the bytes a lookup needs
+// when it needs them (docs/adreno.md, "Flat memory"). Sections hwpc does not
 // decode are counted and skipped without being held. The buffers of a submit
 // are dropped when the submit after the next one starts, so a sink may keep
 // packets (payload spans) of the previous submit for a while (the
