@@ -124,6 +124,7 @@ TEST(AdrenoFlat, GzipIndexReadPastACutStreamFailsWithItsOffset) {
   EXPECT_EQ(ok.error_value().code, hwpc::errc::truncated);
   EXPECT_EQ(ok.error_value().offset, z.size());
 }
+#endif
 
 // What a walk gives: every packet's offset, address, depth and header, the
 // issues and notes, and the walk's figures.
@@ -159,6 +160,7 @@ std::vector<std::string> whole_walk(const bytes& file, std::string* fig) {
   return t.lines;
 }
 
+#ifdef HWPC_HAVE_ZLIB
 // The same capture gzip-compressed, streamed with nothing large held:
 // every buffer is read again from the index when a lookup lands in it.
 struct from_index final : a::rd::range_source {
@@ -191,6 +193,7 @@ std::size_t stream_unheld(
   (void)sink;
   return r.fetches();
 }
+#endif
 
 std::vector<bytes> captures() {
   std::vector<bytes> out;
@@ -231,14 +234,18 @@ TEST(AdrenoFlat, BuffersReadAgainGiveTheWalkOfTheWholeCapture) {
       EXPECT_EQ(figures(r.walk()), want_fig);
       EXPECT_LT(r.peak_held_bytes(), 4096u);  // the small sections only
     }
+#ifdef HWPC_HAVE_ZLIB
     // gzip, every buffer read again.
     trace t;
     a::rd::stream_reader r(t);
     EXPECT_GT(stream_unheld(gzip_members(file, {file.size() / 3}), t, r), 0u);
     EXPECT_EQ(t.lines, want);
     EXPECT_EQ(figures(r.walk()), want_fig);
+#endif
   }
 }
+
+#ifdef HWPC_HAVE_ZLIB
 
 TEST(AdrenoFlat, RowsFromBuffersReadAgainAreTheRowsOfTheWholeCapture) {
   a::emulate_options o;
@@ -271,6 +278,58 @@ TEST(AdrenoFlat, RowsFromBuffersReadAgainAreTheRowsOfTheWholeCapture) {
   }
 }
 #endif
+
+// A plain file read again at the offsets wanted (detail::file_ranges), with
+// nothing held: the walk of the whole capture. A source that fails ends the
+// read with its error, reported as an issue, never with bytes silently
+// missing.
+TEST(AdrenoFlat, AFileReadAgainGivesTheWalkAndAFailedReadEndsIt) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("hwpc-adreno-flat-file-" + std::to_string(::getpid()) + ".rd");
+  for (const bytes& file : captures()) {
+    std::string want_fig;
+    const auto want = whole_walk(file, &want_fig);
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(file.data()),
+               static_cast<std::streamsize>(file.size()));
+    a::detail::file_ranges src(path.string());
+    ASSERT_TRUE(src.open());
+    trace t;
+    a::rd::stream_reader r(t);
+    r.set_source(&src, 0, 0);
+    for (std::size_t at = 0; at < file.size(); at += 65536) {
+      ASSERT_TRUE(r.feed(
+          hwpc::byte_span(file).subspan(at, std::min<std::size_t>(65536, file.size() - at))));
+    }
+    (void)r.finish();
+    EXPECT_GT(r.fetches(), 0u);
+    EXPECT_FALSE(r.fetch_error());
+    EXPECT_EQ(t.lines, want);
+    EXPECT_EQ(figures(r.walk()), want_fig);
+  }
+  std::filesystem::remove(path);
+
+  struct failing final : a::rd::range_source {
+    hwpc::result<void> read(std::size_t offset, std::size_t, std::byte*) override {
+      return hwpc::make_error(hwpc::errc::io, offset, "cannot read it again");
+    }
+  } broken;
+  const bytes file = captures()[0];
+  trace t;
+  a::rd::stream_reader r(t);
+  r.set_source(&broken, 0, 0);
+  bool stopped = false;
+  for (std::size_t at = 0; at < file.size() && !stopped; at += 256) {
+    stopped =
+        !r.feed(hwpc::byte_span(file).subspan(at, std::min<std::size_t>(256, file.size() - at)));
+  }
+  EXPECT_TRUE(stopped);
+  ASSERT_TRUE(r.fetch_error());
+  EXPECT_EQ(r.fetch_error()->code, hwpc::errc::io);
+  EXPECT_NE(std::find(t.lines.begin(), t.lines.end(),
+                      "issue " + std::to_string(r.fetch_error()->offset) + " cannot read it again"),
+            t.lines.end());
+}
 
 // The rows and the listing of a 64 MiB capture whose every submit holds a
 // 12 MiB data buffer, plain and gzip, read from its file: the process's

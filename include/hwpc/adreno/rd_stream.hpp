@@ -89,7 +89,7 @@ class stream_reader final : private range_fetch {
     if (failed_) return *failed_;
     if (fetch_failed_) return *fetch_failed_;
     std::size_t i = 0;
-    while (i < piece.size()) {
+    while (i < piece.size() && !fetch_failed_) {  // a failed read again ends the read
       if (state_ == state::header) {
         const std::size_t take = std::min(piece.size() - i, section_header_size - have_);
         std::copy_n(piece.data() + i, take, head_.data() + have_);
@@ -113,6 +113,7 @@ class stream_reader final : private range_fetch {
       }
     }
     fed_ += piece.size();
+    if (fetch_failed_) return *fetch_failed_;
     return {};
   }
 
