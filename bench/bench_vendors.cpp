@@ -340,15 +340,21 @@ class counting_sink final : public ha::listing_sink {
  public:
   adreno_totals t;
   void on_packet(const ha::walked_packet& w) override {
-    ++t.packets;
+    // The packets the walker skipped (none with an event: the recogniser's
+    // interest, while its window is empty) count too.
+    const std::uint64_t skipped = take_skipped();
+    t.packets += 1 + skipped;
+    rec_.skip(skipped);
     // Payloads point into the input, which outlives the walk. push(p, f) is
     // push(p) then release(f), for a sink with nothing to do in between.
     rec_.push(w.pkt, [this](const ha::query_event& e) { count(e); });
+    set_interest(rec_.window_packets() == 0 ? &ha::recogniser::interest : nullptr);
   }
   void on_issue(const hwpc::error&) override { ++t.issues; }
   void finish() override {
     if (finished_) return;
     finished_ = true;
+    t.packets += take_skipped();
     rec_.finish();
     rec_.release([this](const ha::query_event& e) { count(e); }, true);
   }

@@ -329,10 +329,57 @@ TEST(PipelineIntel, RawTotalsWrittenWholeEqualTheRowsTotals) {
   EXPECT_EQ(fast.str(), slow.str());
   EXPECT_GT(fast.str().size(), 100u);
 
+  // capture::totals(), what Python's summary holds, is the same numbers on
+  // the whole path and on the rows' path.
+  auto text_of_totals = [&](hwpc::capture& c) {
+    auto t = c.totals();
+    EXPECT_TRUE(t.has_value()) << (t ? "" : t.error_value().message);
+    hwpc::output::text_buffer out;
+    if (t) {
+      hwpc::output::write_totals(out, c.schema(), false, t->totals,
+                                 t->acc.anything_dropped() ? &t->acc : nullptr);
+    }
+    return out.str();
+  };
+  EXPECT_EQ(text_of_totals(**whole), fast.str());
+  auto again = hwpc::intel::open(hwpc::capture_source::borrow(b, "b.raw"), o, {door::tool});
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(text_of_totals(**again), fast.str());
+
   o.context = 0x20;
   auto filtered = hwpc::intel::open(hwpc::capture_source::borrow(b, "b.raw"), o, {door::tool});
   ASSERT_TRUE(filtered.has_value());
   EXPECT_FALSE((*filtered)->totals_whole());
+  hwpc::output::text_buffer filtered_rows;
+  auto fw = hwpc::output::make_writer(csv_totals, filtered_rows, (*filtered)->schema(),
+                                      (*filtered)->writer_parts(csv_totals));
+  ASSERT_TRUE((*filtered)->write_rows_for_totals(*fw.writer).has_value());
+  EXPECT_EQ(text_of_totals(**filtered), filtered_rows.str());
+
+  // What the capture says of itself, for a door that hands it on as data.
+  const hwpc::capture_facts f = (*whole)->facts();
+  EXPECT_EQ(f.platform, "bdw");
+  EXPECT_EQ(f.format, std::string((*whole)->format().name));
+  EXPECT_EQ(f.metric_set, "");
+  EXPECT_TRUE(f.dropped_metrics.empty());
+  EXPECT_FALSE(f.gpu_id.has_value());
+  EXPECT_EQ((*whole)->rows_at_most(), b.size() / (*whole)->format().size + 1);
+}
+
+// Reports that were never written are refused by totals() as by write().
+TEST(PipelineIntel, TotalsOfUnwrittenReportsAreRefused) {
+  const std::vector<std::byte> zeros(4 * 256);
+  hwpc::intel::open_options o;
+  o.platform = "bdw";
+  o.format = "A32u40_A4u32_B8_C8";
+  o.summary = true;
+  auto z = hwpc::intel::open(hwpc::capture_source::borrow(zeros, "z.raw"), o, {door::tool});
+  ASSERT_TRUE(z.has_value()) << z.error_value().message;
+  auto t = (*z)->totals();
+  ASSERT_FALSE(t.has_value());
+  EXPECT_EQ(t.error_value().message,
+            "z.raw: all 4 reports have RPT_ID 0 (slots the OA unit never wrote); nothing to "
+            "decode");
 }
 
 TEST(PipelineIntel, TheDefaultCaptureIsTheEmulatorsWithItsDevice) {

@@ -158,6 +158,42 @@ TEST_P(PipelineMaliRows, AreTheRowsOfForEachRowAndTheEmulatorsCounters) {
   EXPECT_EQ(side->plausibility()->total_findings(), 0u);
   EXPECT_TRUE(mali::plausibility_lines(*side, 20, {door::tool}).empty());
 
+  EXPECT_TRUE((*cap)->facts().findings.empty());
+  EXPECT_EQ((*cap)->facts().findings_total, 0u);
+
+  // Its totals are the summary writer's, fed every row.
+  const hwpc::output::output_choice csv_totals{hwpc::output::writer_kind::csv, true};
+  hwpc::output::text_buffer summed;
+  auto w = hwpc::output::make_writer(csv_totals, summed, (*cap)->schema(),
+                                     (*cap)->writer_parts(csv_totals));
+  ASSERT_TRUE((*cap)->write_rows(*w.writer));
+  auto t = (*cap)->totals();
+  ASSERT_TRUE(t) << t.error_value().describe();
+  hwpc::output::text_buffer whole;
+  hwpc::output::write_totals(whole, (*cap)->schema(), false, t->totals);
+  EXPECT_EQ(whole.str(), summed.str());
+  EXPECT_EQ(t->acc, *acc);
+
+  // A clock far below the GPU's: the cycle counters break its bounds, and
+  // the capture's facts carry the findings as plausibility() holds them.
+  mali::open_options slow = o;
+  slow.max_clock_mhz = 1;
+  auto slow_cap =
+      mali::open_capture(hwpc::capture_source::borrow(e.file, "emulated"), slow, {door::tool});
+  ASSERT_TRUE(slow_cap) << slow_cap.error_value().describe();
+  EXPECT_EQ((*slow_cap)->facts().findings_total, 0u);  // nothing written yet
+  keeper slow_rows;
+  ASSERT_TRUE((*slow_cap)->write_rows(slow_rows));
+  const mali::plausibility_checker* pc = mali::mali_side(**slow_cap)->plausibility();
+  ASSERT_NE(pc, nullptr);
+  ASSERT_GT(pc->total_findings(), 0u);
+  const hwpc::capture_facts f = (*slow_cap)->facts();
+  EXPECT_EQ(f.findings_total, pc->total_findings());
+  ASSERT_EQ(f.findings.size(), pc->findings().size());
+  for (std::size_t i = 0; i < f.findings.size(); ++i) {
+    EXPECT_EQ(f.findings[i], pc->findings()[i].describe());
+  }
+
   // A second pass gives the same rows (the capture can be written twice).
   keeper again;
   ASSERT_TRUE((*cap)->write_rows(again));

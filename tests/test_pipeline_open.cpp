@@ -14,6 +14,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -360,8 +361,11 @@ TEST_F(PipelineOpenTool, TheCaptureSaysWhatFollowsItsRows) {
   ASSERT_GT(whole.size(), 2000u);
   auto a = hwpc::open(capture_source::borrow(whole, "a630.rd"), {}, {door::tool});
   ASSERT_TRUE(a) << a.error_value().message;
+  EXPECT_FALSE((*a)->facts().gpu_id.has_value());  // known once written
   ASSERT_TRUE((*a)->write_rows(rows));
   EXPECT_FALSE((*a)->partial_output());
+  EXPECT_EQ((*a)->facts().gpu_id, std::optional<std::uint32_t>(630));
+  EXPECT_EQ((*a)->rows_at_most(), 0u);
   EXPECT_TRUE((*a)->notes_after_rows().empty());
   const std::vector<std::byte> cut(whole.begin(), whole.begin() + 2000);
   auto p = hwpc::open(capture_source::borrow(cut, "cut.rd"), {}, {door::tool});

@@ -280,24 +280,12 @@ class column_sink final : public output::row_writer {
   std::size_t staged_ = 0;
 };
 
-// The totals of `hwpc decode --summary` (output/summary.hpp) as one row.
-class totals_sink final : public output::row_writer {
+// The totals of `hwpc decode --summary` (output/summary.hpp) as one row:
+// the capture's totals() (pipeline/capture.hpp), handed to Python.
+class totals_sink {
  public:
-  totals_sink(const row_schema& s, output::totals_metric_fn metrics_of)
-      : s_(s), metrics_of_(std::move(metrics_of)) {
-    t_.counters.assign(s.counters.size(), 0);
-  }
-  void write(const row& r) override { output::add_row(t_, r); }
-  void end(const accounting& acc) override {
-    acc_ = acc;
-    output::finish_totals(t_, s_, acc, metrics_of_);
-  }
-  const accounting& acc() const noexcept { return acc_; }
-  // Totals computed whole (intel::total_raw), instead of rows.
-  void set(output::totals t, const accounting& acc) {
-    t_ = std::move(t);
-    acc_ = acc;
-  }
+  totals_sink(const row_schema& s, output::totals t, const accounting& acc)
+      : s_(s), t_(std::move(t)), acc_(acc) {}
 
   pyb::dict to_python() const {
     auto one = [](auto v) { return to_numpy(std::vector<decltype(v)>{v}); };
@@ -325,7 +313,6 @@ class totals_sink final : public output::row_writer {
 
  private:
   const row_schema& s_;
-  output::totals_metric_fn metrics_of_;
   output::totals t_;
   accounting acc_;
 };

@@ -6,11 +6,11 @@
 // names), opens the capture and hands its rows to a column sink
 // (columns.hpp), or its totals to a totals sink, with the GIL released.
 //
-// What a vendor knows beyond the row contract is read from its capture
-// here, in one place: Intel's platform, format, metric set, dropped metrics
-// and whole-capture totals; Mali's physics findings; Adreno's problems and
-// GPU id. Errors keep each vendor's wording (its messages name the input as
-// the tool's command for that vendor does).
+// What a capture says beyond the row contract comes from the library's
+// capture (capture::facts(), capture::totals()), so nothing here asks which
+// vendor's capture it holds; the vendor only picks the dict's keys and the
+// errors' wording (a vendor's messages name the input as the tool's command
+// for that vendor does).
 #include "hwpc/pipeline/open.hpp"
 
 #include <pybind11/stl.h>
@@ -147,16 +147,14 @@ struct decoded {
   std::optional<column_sink> columns;
   std::optional<totals_sink> totals;
   null_sink nothing;
-  std::vector<std::string> warnings;  // Mali's physics findings, the first kept
-  std::uint64_t warnings_total = 0;
+  capture_facts facts;  // what the capture says of itself once written
   // Adreno's problems and notes, as the tool prints them on stderr.
   std::vector<std::string> issues;
 };
 
 // Opens the capture and writes its rows into the sink the call asks for.
 // Runs without the GIL: no Python object is touched.
-void run(capture_source src, hwpc::open_options o, const call_options& c, std::size_t size,
-         decoded& d) {
+void run(capture_source src, hwpc::open_options o, const call_options& c, decoded& d) {
   const std::string path = src.name();
   // A vendor's own call has its vendor: the bytes need not say it (the
   // identity only words a refusal, and its call passes none of another
@@ -181,38 +179,32 @@ void run(capture_source src, hwpc::open_options o, const call_options& c, std::s
   if (v == vendor::adreno) {
     for (const std::string& w : cap.warnings()) d.issues.push_back(path + ": note: " + w);
   }
-  // Intel totals raw reports whole, and a sink of totals needs no metric
-  // cells per row (pipeline/intel_totals.hpp): the tool's way.
-  auto* oa = v == vendor::intel ? dynamic_cast<intel::oa_capture*>(&cap) : nullptr;
-
-  row_writer* w = &d.nothing;
   if (c.summary) {
-    w = &d.totals.emplace(cap.schema(),
-                          cap.writer_parts({output::writer_kind::csv, true}).totals_metrics);
-  } else if (!c.discard) {
-    w = &d.columns.emplace(cap.schema());
-    // At most one row per report slot (and per loss record, fewer still).
-    if (oa != nullptr) d.columns->reserve(size / oa->format().size + 1);
-  }
-  if (c.schema_only) {
-    w->end(accounting{});
-    return;
-  }
-  if (oa != nullptr && d.totals && oa->totals_whole()) {
-    intel::raw_totals r = oa->total_whole();
-    if (auto bad = oa->all_unwritten(r.acc)) raise(v, path, *bad, false);
-    d.totals->set(std::move(r.totals), r.acc);
-    return;
-  }
-  auto acc = oa != nullptr && d.totals ? oa->write_rows_for_totals(*w) : cap.write_rows(*w);
-  if (!acc) raise(v, path, acc.error_value(), false);
-  // The rows passed the tool's physics checks (its stderr warnings).
-  if (const auto* m = v == vendor::mali ? mali::mali_side(cap) : nullptr) {
-    if (const auto* checker = m->plausibility()) {
-      for (const auto& f : checker->findings()) d.warnings.push_back(f.describe());
-      d.warnings_total = checker->total_findings();
+    if (c.schema_only) {
+      // The totals of no row, as the schema's meta (hwpc.dask).
+      output::totals_writer none(cap.schema(),
+                                 cap.writer_parts({output::writer_kind::csv, true}).totals_metrics);
+      none.end(accounting{});
+      d.totals.emplace(cap.schema(), none.result(), accounting{});
+      return;
     }
+    auto t = cap.totals();
+    if (!t) raise(v, path, t.error_value(), false);
+    d.totals.emplace(cap.schema(), std::move(t->totals), t->acc);
+  } else {
+    row_writer* w = &d.nothing;
+    if (!c.discard) {
+      w = &d.columns.emplace(cap.schema());
+      if (const std::size_t n = cap.rows_at_most(); n != 0) d.columns->reserve(n);
+    }
+    if (c.schema_only) {
+      w->end(accounting{});
+      return;
+    }
+    auto acc = cap.write_rows(*w);
+    if (!acc) raise(v, path, acc.error_value(), false);
   }
+  d.facts = cap.facts();
 }
 
 pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
@@ -229,14 +221,13 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
   std::optional<input_source> keep;
   capture_source src = source_of(source, keep);
   const std::string path = src.name();
-  const std::size_t size = src.bytes().size();
   decoded d;
   o.adreno.on_issue = [&d, &path](const error& e, bool note) {
     d.issues.push_back(path + ": " + (note ? "note: " : "") + e.describe());
   };
   {
     pyb::gil_scoped_release unlocked;
-    run(std::move(src), std::move(o), c, size, d);
+    run(std::move(src), std::move(o), c, d);
   }
   const capture& cap = *d.cap;
   pyb::dict out;
@@ -250,22 +241,20 @@ pyb::dict decode(const pyb::object& source, const pyb::dict& opts) {
     out["values"] = d.nothing.rows;
   }
   out["schema"] = schema_to_python(cap.schema());
-  pyb::list dropped;
-  if (const auto* oa = dynamic_cast<const intel::oa_capture*>(&cap)) {
-    for (const auto& m : oa->dropped()) dropped.append(m);
-    out["platform"] = std::string(intel::name_of(oa->plat()));
-    out["format"] = std::string(oa->format().name);
-    out["metric_set"] = oa->metric_set();
+  const capture_facts& f = d.facts;
+  if (cap.vendor() == vendor::intel) {
+    out["platform"] = f.platform;
+    out["format"] = f.format;
+    out["metric_set"] = f.metric_set;
   }
-  out["dropped"] = dropped;
+  out["dropped"] = pyb::cast(f.dropped_metrics);
   if (cap.vendor() == vendor::mali) {
-    out["warnings"] = pyb::cast(d.warnings);
-    out["warnings_total"] = d.warnings_total;
+    out["warnings"] = pyb::cast(f.findings);
+    out["warnings_total"] = f.findings_total;
   }
-  if (const auto* q = dynamic_cast<const adreno::query_capture*>(&cap)) {
+  if (cap.vendor() == vendor::adreno) {
     out["issues"] = pyb::cast(d.issues);
-    const auto& id = q->done().gpu_id;
-    out["gpu_id"] = id ? pyb::object(pyb::int_(*id)) : pyb::object(pyb::none());
+    out["gpu_id"] = f.gpu_id ? pyb::object(pyb::int_(*f.gpu_id)) : pyb::object(pyb::none());
   }
   return out;
 }

@@ -42,6 +42,7 @@
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/queries.hpp"
 #include "hwpc/adreno/sequences.hpp"
+#include "hwpc/adreno/walk_sink.hpp"
 #include "hwpc/core/error.hpp"
 
 namespace hwpc::adreno {
@@ -141,6 +142,24 @@ class recogniser {
     push(p);
     release(f);
   }
+
+  // The packets that may make an event or start a sequence while the window
+  // is empty (walk_sink.hpp): a sink may let the walker skip every other
+  // packet while window_packets() is 0, and count them with skip().
+  static constexpr packet_interest interest = [] {
+    packet_interest i;
+    i.want_op(op::cp_reg_to_mem);
+    i.want_op(op::cp_mem_write);
+    i.want_op(op::cp_event_write);
+    i.want_op(op::cp_mem_to_mem);
+    i.cover_first = first_select_register;
+    i.cover_last = last_select_register;
+    i.start_first = i.start_last = reg::rb_sample_count_control;
+    return i;
+  }();
+  // `n` packets outside `interest` passed while the window was empty: what
+  // push() does with them (they make no event, so nothing is released).
+  void skip(std::uint64_t n) noexcept { index_ += static_cast<std::size_t>(n); }
 
   // Packets in the window, whose payloads are still read.
   std::size_t window_packets() const noexcept { return size_; }

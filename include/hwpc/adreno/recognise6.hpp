@@ -47,7 +47,29 @@ struct query6_event {
 
 class recogniser6 {
  public:
-  explicit recogniser6(generation g) noexcept : gen_(g) {}
+  explicit recogniser6(generation g) noexcept : gen_(g) {
+    for (const counter_group& c : counter_groups(g)) {
+      const register_range r = c.select_registers();
+      if (r.first > r.last) continue;
+      select_first_ = std::min(select_first_, r.first);
+      select_last_ = std::max(select_last_, r.last);
+    }
+  }
+
+  // The packets push() looks at (walk_sink.hpp): every register write (a
+  // SELECT or a query base), and the type-7 packets of its switch. A sink may
+  // let the walker skip the others: push() does nothing with them.
+  static constexpr packet_interest interest = [] {
+    packet_interest i;
+    i.all_type4 = true;
+    i.want_op(op::cp_thread_control);
+    i.want_op(op::cp_reg_write);
+    i.want_op(op::cp_reg_to_mem);
+    i.want_op(op::cp_reg_to_mem_offset_reg);
+    i.want_op(op::cp_reg_to_mem_offset_mem);
+    i.want_op(op::cp_event_write);
+    return i;
+  }();
 
   // Calls on_event(const query6_event&) for every event packet `w` makes.
   template <class OnEvent>
@@ -86,6 +108,13 @@ class recogniser6 {
 
   template <class OnEvent>
   void write(const packet& p, std::uint32_t reg, std::uint32_t v, OnEvent& on_event) {
+    // Most register writes are no SELECT: the range of all of them first,
+    // rather than find_select()'s search of every group.
+    if (reg < select_first_ || reg > select_last_) {
+      set_half(sample_base_, reg, reg6::rb_sample_counter_base_lo, v);
+      set_half(so_base_, reg, reg6::vpc_so_query_base_lo, v);
+      return;
+    }
     if (auto s = find_select(gen_, reg, thread_)) {
       query6_event e;
       e.what = query6_event::kind::counter_select;
@@ -180,6 +209,8 @@ class recogniser6 {
 
   generation gen_;
   cp_thread thread_ = cp_thread::both;
+  // Every SELECT register of the generation lies in [select_first_, select_last_].
+  std::uint32_t select_first_ = ~0u, select_last_ = 0;
   std::optional<std::uint64_t> sample_base_, so_base_;
 };
 

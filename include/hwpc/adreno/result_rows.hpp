@@ -82,8 +82,11 @@ class result_rows final : public rd::capture_sink {
     // or A7XX capture gets its own generation's events instead.
     if (rec6_) {
       rec6_->push(w.pkt, [this](const query6_event& e) { handle6(e); });
+      set_interest(&recogniser6::interest);
       return;
     }
+    // The packets the walker skipped made no event (the recogniser's interest).
+    rec_.skip(take_skipped());
     // push(p, f): an event released as it is recognised is read at once;
     // one still held is read now, while its submit's buffers are there.
     const packet& p = w.pkt;
@@ -100,6 +103,7 @@ class result_rows final : public rd::capture_sink {
       rec_.push(p, on_event);
     }
     if (!rec_.events().empty()) take_snapshots();  // nothing held (most packets): nothing to read
+    set_interest(rec_.window_packets() == 0 ? &recogniser::interest : nullptr);
   }
   void on_issue(const error& e) override {
     ++issues_;
@@ -116,6 +120,7 @@ class result_rows final : public rd::capture_sink {
   }
   const device* gpu() const noexcept { return resolve_device(gpu_id_, chip_id_); }
   void finish() {
+    rec_.skip(take_skipped());
     rec_.finish();
     take_snapshots();
     rec_.release([this](const query_event& ev) { handle(ev); }, true);

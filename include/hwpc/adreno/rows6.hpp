@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -68,7 +69,9 @@ constexpr std::uint64_t pipeline_stats_end(std::uint32_t pairs) noexcept { retur
 struct result6 {
   enum class kind : std::uint8_t { none, stretch_start, row };
   kind what = kind::none;  // none: not a report (a select, an address write)
-  std::string reason;
+  // A literal, or a text rows6 keeps (valid until its next take()): no
+  // string is built per event.
+  std::string_view reason;
   std::vector<counter_key> columns;  // columns after the fixed ones the row may fill
   // The column (a counter_key: a counter of a group, else a named column,
   // the fixed ones included) and its value.
@@ -78,7 +81,7 @@ struct result6 {
 
   void clear() noexcept {
     what = kind::none;
-    reason.clear();
+    reason = {};
     columns.clear();
     values.clear();
     begin.reset();
@@ -151,11 +154,8 @@ class rows6 {
         r.what = result6::kind::row;
         const counter_key key{e.group, e.counter};
         r.columns.push_back(key);
-        if (const auto c = selected(e.group, e.counter)) {
-          r.reason = countable_name(*e.group, *c);
-        } else {
-          r.reason.append(e.group->name).append("_").append(std::to_string(e.counter));
-        }
+        const auto c = selected(e.group, e.counter);
+        r.reason = c ? kept_reason(e.group, *c, true) : kept_reason(e.group, e.counter, false);
         if (auto v = read(e.address, 8, &r.section)) r.values.emplace_back(key, *v);
         return;
       }
@@ -232,6 +232,41 @@ class rows6 {
       if (end && first) r.values.emplace_back(key, *end - *first);
     }
   }
+
+  // The reason of a counter's row: its countable's name (`countable`), else
+  // the counter's column name, made the first time and kept, so that a row
+  // carries a view into a table rather than a string built per event. Past
+  // max_kept texts (only a damaged stream names that many countables) the
+  // text is made in scratch_ each time.
+  std::string_view kept_reason(const counter_group* g, std::uint32_t v, bool countable) {
+    const reason_key key{g, v, countable};
+    const auto it = reasons_.find(key);
+    if (it != reasons_.end()) return it->second;
+    std::string text = countable ? countable_name(*g, v)
+                                 : std::string(g->name).append("_").append(std::to_string(v));
+    if (reasons_.size() >= max_kept) {
+      scratch_ = std::move(text);
+      return scratch_;
+    }
+    return reasons_.emplace(key, std::move(text)).first->second;
+  }
+  struct reason_key {
+    const counter_group* group;
+    std::uint32_t value;
+    bool countable;
+    friend bool operator==(const reason_key&, const reason_key&) = default;
+  };
+  struct reason_hash {
+    std::size_t operator()(const reason_key& k) const noexcept {
+      const std::uint64_t h = (reinterpret_cast<std::uintptr_t>(k.group) * 0x9e3779b97f4a7c15u) ^
+                              (std::uint64_t{k.value} << 1 | (k.countable ? 1u : 0u));
+      return static_cast<std::size_t>(h ^ (h >> 31));
+    }
+  };
+  static constexpr std::size_t max_kept = 4096;
+  // Nodes stay put as the map grows: the views handed out stay valid.
+  std::unordered_map<reason_key, std::string, reason_hash> reasons_;
+  std::string scratch_;
 
   std::vector<selection> selected_;
   std::optional<std::uint64_t> last_sample_count_;

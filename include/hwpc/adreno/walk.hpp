@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,6 +38,26 @@
 #include "hwpc/core/hex.hpp"
 
 namespace hwpc::adreno {
+
+namespace detail {
+// Type-7 opcodes the walk itself acts on after handing the packet on (IB
+// calls, chains, draw-state groups, bins, ambles, draw tables, markers): the
+// walker's plain loop leaves them to its general path. A superset is harmless.
+constexpr std::array<std::uint64_t, 2> walk_special_ops(bool a6) noexcept {
+  std::array<std::uint64_t, 2> m{};
+  for (std::uint32_t op = 0; op < 128; ++op) {
+    const bool special =
+        is_ib_call(op) || op == op::cp_indirect_buffer_chain ||
+        op == op::cp_cond_indirect_buffer_pfe ||
+        (a6 && (op == op::cp_set_marker || op == op::cp_set_draw_state || op == op::cp_start_bin ||
+                op == op::cp_set_amble || op == op::cp_fixed_stride_draw_table));
+    if (special) m[op >> 6] |= 1ull << (op & 63);
+  }
+  return m;
+}
+inline constexpr std::array<std::uint64_t, 2> walk_special_a5 = walk_special_ops(false),
+                                              walk_special_a6 = walk_special_ops(true);
+}  // namespace detail
 
 class walker {
  public:
@@ -328,6 +349,92 @@ class walker {
     return false;
   }
 
+  // Hands on `w`, or counts it as skipped when the sink does not want it.
+  void hand_on(const walked_packet& w) {
+    const packet_interest* in = sink_.interest();
+    if (in == nullptr || in->wants(w.pkt.hdr)) {
+      sink_.on_packet(w);
+    } else {
+      sink_.add_skipped();
+    }
+  }
+
+  // The common case, in a loop of its own with the frame's position in a
+  // register: padding and well-formed packets the walk does not act on, in
+  // the top frame, until anything else (the end of the frame, a bad header,
+  // a packet past the end, a special opcode), which run() then handles as
+  // before. Only called outside a resynchronisation run. False when the
+  // budget ran out (run() then stops).
+  bool run_plain() {
+    frame& f = stack_.back();
+    const std::byte* const data = f.data.data();
+    const std::size_t size = f.data.size();
+    const std::size_t file_base = f.file_base;
+    const std::uint64_t gpu_base = f.gpu_base;
+    const int group = f.group;
+    const auto depth = static_cast<unsigned>(stack_.size() - 1);
+    const bool a6 = gen_ == generation::a6xx || gen_ == generation::a7xx;
+    const std::array<std::uint64_t, 2>& special =
+        a6 ? detail::walk_special_a6 : detail::walk_special_a5;
+    // The counts in registers, stored back before each call out (a sink
+    // sees the walk's counts as they were) and at the end.
+    std::size_t pos = f.pos;
+    std::uint64_t dwords = stats_.dwords, packets = stats_.packets, padding = stats_.padding_dwords;
+    std::uint64_t skipped = 0;
+    const std::uint64_t limit = limit_;
+    const packet_interest* in = sink_.interest();
+    const auto store = [&] {
+      stats_.dwords = dwords;
+      stats_.packets = packets;
+      stats_.padding_dwords = padding;
+      sink_.add_skipped(skipped);
+      skipped = 0;
+    };
+    bool ok = true;
+    while (size - pos >= 4) {
+      const std::uint32_t dw = load_le32(data + pos);
+      if (dw == 0) {
+        if (++dwords > limit) [[unlikely]] {
+          store();
+          ok = over_budget(file_base + pos);
+          break;
+        }
+        ++padding;
+        pos += 4;
+        continue;
+      }
+      const decoded_header d = decode_header(dw);
+      const std::size_t need = std::size_t{d.hdr.count} * 4;
+      if (d.status != header_status::ok || need > size - pos - 4) break;
+      if (d.hdr.type == packet_type::type7 && ((special[d.hdr.id >> 6] >> (d.hdr.id & 63)) & 1)) {
+        break;
+      }
+      dwords += std::uint64_t{1} + d.hdr.count;
+      if (dwords > limit) [[unlikely]] {
+        store();
+        ok = over_budget(file_base + pos);
+        break;
+      }
+      ++packets;
+      if (in == nullptr || in->wants(d.hdr)) {
+        // Field by field, as in run().
+        const walked_packet w{packet{header{d.hdr.type, d.hdr.id, d.hdr.count}, file_base + pos,
+                                     byte_span(data + pos + 4, need)},
+                              gpu_base + pos, depth, group, pass_};
+        pos += 4 + need;
+        store();
+        sink_.on_packet(w);
+        in = sink_.interest();  // the sink may change it
+      } else {
+        ++skipped;
+        pos += 4 + need;
+      }
+    }
+    store();
+    f.pos = pos;
+    return ok;
+  }
+
   void run() {
     // Resynchronisation state: the first bad dword of the current run.
     bool in_run = false;
@@ -343,6 +450,7 @@ class walker {
     };
     while (!stack_.empty()) {
       if (!pending_.empty() && enter_pending()) continue;
+      if (!in_run && !run_plain()) return;
       frame& f = stack_.back();
       const std::size_t remain = f.data.size() - f.pos;
       if (remain == 0) {
@@ -405,7 +513,7 @@ class walker {
         const std::uint32_t m = w.pkt.dword(0);
         if ((m & 0x100) == 0) w.pass = pass_ = static_cast<std::uint8_t>(m & 0xf);
       }
-      sink_.on_packet(w);
+      hand_on(w);
       const packet& p = w.pkt;
       if (a6 && p.hdr.type == packet_type::type7) {
         if (p.hdr.id == op::cp_set_draw_state) {

@@ -3,6 +3,7 @@
 // (docs/adreno.md, "Walking a stream").
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "hwpc/adreno/cmdstream.hpp"
@@ -26,6 +27,28 @@ struct walked_packet {
   std::uint8_t pass = 0;       // the last CP_SET_MARKER render mode (A6XX/A7XX; pass_name)
 };
 
+// The packets a sink wants handed on (docs/performance.md, "Adreno: packets
+// that matter"): most packets of a stream mean nothing to a recogniser, and
+// the walker then spends no call on them. A type-7 packet is wanted when its
+// opcode's bit is set; a type-4 write when it writes a register of
+// [cover_first, cover_last], or when its first register lies in
+// [start_first, start_last].
+struct packet_interest {
+  std::array<std::uint64_t, 2> type7{};
+  std::uint32_t cover_first = 1, cover_last = 0;  // empty
+  std::uint32_t start_first = 1, start_last = 0;  // empty
+  bool all_type4 = false;
+
+  constexpr void want_op(std::uint32_t op) noexcept { type7[(op >> 6) & 1] |= 1ull << (op & 63); }
+  constexpr bool wants(const header& h) const noexcept {
+    if (h.type == packet_type::type7) return ((type7[(h.id >> 6) & 1] >> (h.id & 63)) & 1) != 0;
+    if (all_type4) return true;
+    const std::uint64_t last = std::uint64_t{h.id} + h.count;  // one past
+    return (h.id <= cover_last && last > cover_first) ||
+           (h.id >= start_first && h.id <= start_last);
+  }
+};
+
 // Receives what a walk finds. `note` is information (a conditional IB not
 // followed, an IB in input without an address space); `issue` is something
 // wrong with the input.
@@ -35,6 +58,23 @@ class walk_sink {
   virtual void on_packet(const walked_packet& p) = 0;
   virtual void on_issue(const error& e) = 0;
   virtual void on_note(const error& n) { (void)n; }
+
+  // The packets handed to on_packet(): every one while null; else those the
+  // interest names, the walker adding one to skipped() for each other packet.
+  // A sink may change it from on_packet() (it applies from the next packet).
+  void set_interest(const packet_interest* i) noexcept { interest_ = i; }
+  const packet_interest* interest() const noexcept { return interest_; }
+  // Packets not handed on since the sink last took the count.
+  std::uint64_t take_skipped() noexcept {
+    const std::uint64_t n = skipped_;
+    skipped_ = 0;
+    return n;
+  }
+  void add_skipped(std::uint64_t n = 1) noexcept { skipped_ += n; }
+
+ private:
+  const packet_interest* interest_ = nullptr;
+  std::uint64_t skipped_ = 0;
 };
 
 struct walk_stats {

@@ -91,28 +91,49 @@ inline void finish_totals(totals& t, const row_schema& s, const accounting& acc,
   if (metrics_of) metrics_of(t.counters, t.elapsed, t.metrics);
 }
 
-// Sums the rows it is given; at end() computes the metrics of the totals
-// (`metrics_of`, when the schema has metrics) and writes one row.
-class summary_writer final : public row_writer {
+// Sums the rows it is given; at end() completes the totals (their metrics
+// through `metrics_of`, when the schema has metrics). What a capture's
+// totals() and the summary writer add up.
+class totals_writer final : public row_writer {
  public:
-  using metric_fn = totals_metric_fn;
-  summary_writer(text_buffer& out, const row_schema& s, bool json, metric_fn metrics_of = {})
-      : out_(out), s_(s), json_(json), metrics_of_(std::move(metrics_of)) {
+  explicit totals_writer(const row_schema& s, totals_metric_fn metrics_of = {})
+      : s_(s), metrics_of_(std::move(metrics_of)) {
     t_.counters.assign(s.counters.size(), 0);
   }
   void write(const row& r) override { add_row(t_, r); }
   void end(const accounting& acc) override {
+    acc_ = acc;
     finish_totals(t_, s_, acc, metrics_of_);
-    write_totals(out_, s_, json_, t_, acc.anything_dropped() ? &acc : nullptr);
   }
   const totals& result() const noexcept { return t_; }
+  totals& result() noexcept { return t_; }
+  const accounting& acc() const noexcept { return acc_; }
+
+ private:
+  const row_schema& s_;
+  totals_metric_fn metrics_of_;
+  totals t_;
+  accounting acc_;
+};
+
+// The totals as one row of CSV or JSON, written at end().
+class summary_writer final : public row_writer {
+ public:
+  using metric_fn = totals_metric_fn;
+  summary_writer(text_buffer& out, const row_schema& s, bool json, metric_fn metrics_of = {})
+      : out_(out), s_(s), json_(json), sum_(s, std::move(metrics_of)) {}
+  void write(const row& r) override { sum_.write(r); }
+  void end(const accounting& acc) override {
+    sum_.end(acc);
+    write_totals(out_, s_, json_, sum_.result(), acc.anything_dropped() ? &acc : nullptr);
+  }
+  const totals& result() const noexcept { return sum_.result(); }
 
  private:
   text_buffer& out_;
   const row_schema& s_;
   bool json_;
-  metric_fn metrics_of_;
-  totals t_;
+  totals_writer sum_;
 };
 
 }  // namespace hwpc::output

@@ -202,6 +202,12 @@ class query_capture final : public capture {
   bool decodable() const noexcept { return decodable_; }
   // After a write: the problems counted, the walk's figures, the capture's GPU id.
   const rows_done& done() const noexcept { return done_; }
+  // The GPU id the capture names (known after a write).
+  capture_facts facts() const override {
+    capture_facts f;
+    f.gpu_id = done_.gpu_id;
+    return f;
+  }
   std::optional<std::string> partial_output() const override {
     if (done_.issues == 0) return std::nullopt;
     return partial_line(in_.name(), done_.issues, done_.walk.skipped_bytes);

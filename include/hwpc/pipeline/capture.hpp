@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "hwpc/core/row.hpp"
 #include "hwpc/core/row_writer.hpp"
 #include "hwpc/output/make_writer.hpp"
+#include "hwpc/output/summary.hpp"
 #include "hwpc/pipeline/identify.hpp"
 #include "hwpc/pipeline/mapped_file.hpp"
 #include "hwpc/pipeline/spelling.hpp"
@@ -81,6 +83,26 @@ struct write_options {
   output::perfetto::fleet_writer* fleet = nullptr;  // a trace of several captures, else null
 };
 
+// What a capture says of itself beyond its rows, for a door that hands it
+// on as data (Python's decode dict): each vendor fills what it knows, so no
+// door asks which vendor's capture it holds.
+struct capture_facts {
+  std::string platform;    // Intel: the platform's name
+  std::string format;      // Intel: the report format's name
+  std::string metric_set;  // Intel: the metric set computed; empty without metrics
+  std::vector<std::string> dropped_metrics;  // Intel: the metrics left out, and why
+  // Mali, after a write: the physics findings kept (each worded), and how many there were.
+  std::vector<std::string> findings;
+  std::size_t findings_total = 0;
+  std::optional<std::uint32_t> gpu_id;  // Adreno: the GPU id the capture names
+};
+
+// The totals of every row (`--summary`) and where every record went.
+struct capture_totals {
+  output::totals totals;
+  accounting acc;
+};
+
 class capture {
  public:
   virtual ~capture() = default;
@@ -111,6 +133,25 @@ class capture {
     output::made_writer m = output::make_writer(o.choice, out, schema(), std::move(p));
     return write_rows(*m.writer);
   }
+
+  // The totals of every row, the metrics computed from them: the rows summed
+  // (output::totals_writer), unless a vendor has a faster way to the same
+  // numbers (Intel's raw reports are totalled whole).
+  virtual result<capture_totals> totals() {
+    output::totals_writer sum(schema(),
+                              writer_parts({output::writer_kind::csv, true}).totals_metrics);
+    auto acc = write_rows(sum);
+    if (!acc) return acc.error_value();
+    return capture_totals{std::move(sum.result()), *acc};
+  }
+
+  // What the capture says of itself (capture_facts); some facts are known
+  // only after a write.
+  virtual capture_facts facts() const { return {}; }
+
+  // At most this many rows will be written (for a door that reserves
+  // columns), or 0 when the capture cannot say.
+  virtual std::size_t rows_at_most() const noexcept { return 0; }
 
   // Warnings known only once the rows are written (Mali's physics checks),
   // for a door to show after them: the first `shown`, then a line that

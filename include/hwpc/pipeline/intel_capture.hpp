@@ -105,6 +105,34 @@ class oa_capture final : public capture {
                  error_anchor::none};
   }
 
+  // Raw reports totalled whole; other inputs' rows summed without their
+  // metric cells, the metrics then computed from the totals.
+  result<capture_totals> totals() override {
+    if (totals_whole()) {
+      raw_totals r = total_whole();
+      if (auto bad = all_unwritten(r.acc)) return *bad;
+      return capture_totals{std::move(r.totals), r.acc};
+    }
+    output::totals_writer sum(schema_, totals_metrics());
+    auto acc = drive(sum, false);
+    if (!acc) return acc.error_value();
+    return capture_totals{std::move(sum.result()), *acc};
+  }
+
+  capture_facts facts() const override {
+    capture_facts f;
+    f.platform = std::string(name_of(plat_));
+    f.format = std::string(format_->name);
+    f.metric_set = set_;
+    f.dropped_metrics = dropped_;
+    return f;
+  }
+
+  // One row per report slot at most (loss records make fewer still).
+  std::size_t rows_at_most() const noexcept override {
+    return src_.bytes().size() / format_->size + 1;
+  }
+
   output::totals_metric_fn totals_metrics() const {
     if (!metrics_) return {};
     metrics::row_metrics* m = metrics_.get();

@@ -122,6 +122,15 @@ class sample_capture final : public hwpc::capture {
   const plausibility_checker* plausibility() const noexcept {
     return checker_ ? &*checker_ : nullptr;
   }
+  // The physics findings of the last write (none before one).
+  capture_facts facts() const override {
+    capture_facts f;
+    if (checker_) {
+      for (const auto& finding : checker_->findings()) f.findings.push_back(finding.describe());
+      f.findings_total = checker_->total_findings();
+    }
+    return f;
+  }
   // The physics findings, as plausibility_lines() words them.
   std::vector<std::string> warnings_after_rows(std::size_t shown,
                                                const pipeline::spelling& sp) const override;
