@@ -23,7 +23,7 @@ namespace {
 const command_spec adreno_emulate_spec{
     "adreno emulate",
     "hwpc adreno emulate [--gpu a530|a630|a750] [--rounds N] [--seed S] [--libwrap]\n"
-    "                    [--size BYTES[K|M|G]] --out FILE.rd [--truth TRUTH]",
+    "                    [--size BYTES[K|M|G] [--texture BYTES]] --out FILE.rd [--truth TRUTH]",
     "Writes a freedreno .rd capture of a seeded workload and, with --truth, what hwpc must\n"
     "read in it. A5xx (default; RD_GPU_ID 530): a top-level\n"
     "command buffer calling an indirect buffer that holds N rounds of a time-elapsed query\n"
@@ -42,12 +42,16 @@ const command_spec adreno_emulate_spec{
     "--size writes frames instead, submit after submit until the file holds BYTES: many draw\n"
     "IBs, draw-state groups (A6xx/A7xx) and draws each, for scale tests and benchmarks; it\n"
     "holds one submit in memory, and --truth then writes the packets, draws, IBs and\n"
-    "submits a walk must find. docs/adreno.md, \"Emulator\".",
+    "submits a walk must find. --texture adds a data buffer to every submit, as real\n"
+    "captures dump textures: the walk's counts stay. docs/adreno.md, \"Emulator\".",
     {{"gpu", "NAME", "the GPU: an A5xx (default a530), an A6xx or an A7xx"},
      number_option("rounds", "N", "query rounds (default 4, at most 100000)"),
      number_option("seed", "S", "workload seed (default 1)"),
      {"libwrap", "", "write Android libwrap's .rd dialect"},
      {"size", "BYTES", "write frames until the file holds BYTES (suffix K, M or G; at most 64G)"},
+     {"texture", "BYTES",
+      "with --size: a data buffer of BYTES (suffix K or M; at most 1G) in every submit, never "
+      "walked"},
      {"out", "FILE", "the .rd capture to write"},
      {"truth", "FILE", "CSV of the rows the capture must decode to"}},
     0,
@@ -69,9 +73,26 @@ std::uint64_t report_of(std::size_t row, std::size_t rows) {
   return 5 * round + 2 + within;
 }
 
+// "64M": a byte count from 1 to `max` (suffix K, M or G), or nullopt.
+std::optional<std::uint64_t> byte_count(std::string_view t, std::uint64_t max) {
+  std::uint64_t unit = 1;
+  if (!t.empty()) {
+    const char s = t.back();
+    unit = s == 'K' || s == 'k'   ? 1ull << 10
+           : s == 'M' || s == 'm' ? 1ull << 20
+           : s == 'G' || s == 'g' ? 1ull << 30
+                                  : 1;
+    if (unit != 1) t.remove_suffix(1);
+  }
+  const auto n = parse_mali_number(t);
+  if (!n || *n == 0 || *n > max / unit) return std::nullopt;
+  return *n * unit;
+}
+
 // --size: frames written a submit at a time (adreno/emulate_frames.hpp).
 int write_frames(const std::string& path, const std::optional<std::string>& truth,
-                 adreno::generation gen, const adreno::emulate_options& o, std::uint64_t bytes) {
+                 adreno::generation gen, const adreno::emulate_options& o, std::uint64_t bytes,
+                 std::uint64_t texture) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return fail("adreno emulate", "cannot write " + path, exit_bad_input);
   adreno::frames_options fo;
@@ -79,6 +100,7 @@ int write_frames(const std::string& path, const std::optional<std::string>& trut
   fo.seed = o.seed;
   fo.gen = gen;
   fo.libwrap = o.libwrap;
+  fo.texture_bytes = texture;
   const adreno::frames_counts c = adreno::emulate_frames(
       fo, [f](const std::byte* p, std::size_t n) { return std::fwrite(p, 1, n, f) == n; });
   if (std::fclose(f) != 0 || c.bytes == 0) {
@@ -131,22 +153,25 @@ int cmd_adreno_emulate(const std::vector<std::string>& args) {
                   "drop one of them",
                   exit_usage);
     }
-    std::string_view t = *size;
-    std::uint64_t unit = 1;
-    if (!t.empty()) {
-      const char s = t.back();
-      unit = s == 'K' || s == 'k'   ? 1ull << 10
-             : s == 'M' || s == 'm' ? 1ull << 20
-             : s == 'G' || s == 'g' ? 1ull << 30
-                                    : 1;
-      if (unit != 1) t.remove_suffix(1);
-    }
-    const auto n = parse_mali_number(t);
-    if (!n || *n == 0 || *n > (64ull << 30) / unit) {
+    const auto n = byte_count(*size, 64ull << 30);
+    if (!n) {
       return fail("adreno emulate", "--size: a byte count from 1 to 64G (suffix K, M or G)",
                   exit_usage);
     }
-    return write_frames(*out, parsed->get("truth"), gen, o, *n * unit);
+    std::uint64_t texture = 0;
+    if (const auto t = parsed->get("texture")) {
+      const auto m = byte_count(*t, 1ull << 30);
+      if (!m) {
+        return fail("adreno emulate", "--texture: a byte count from 1 to 1G (suffix K, M or G)",
+                    exit_usage);
+      }
+      texture = *m;
+    }
+    return write_frames(*out, parsed->get("truth"), gen, o, *n, texture);
+  }
+  if (parsed->has("texture")) {
+    return fail("adreno emulate", "--texture adds a data buffer to --size's frames: give --size",
+                exit_usage);
   }
   if (gen != adreno::generation::a5xx) {
     const adreno::adreno6_emulation e6 =

@@ -29,6 +29,10 @@ struct frames_options {
   bool libwrap = false;               // Android libwrap's dialect (emulate_options::libwrap)
   std::uint32_t draw_ibs = 32;        // draw IBs per submit
   std::uint32_t draws = 48;           // draws per draw IB
+  // A data buffer of this many bytes (rounded down to dwords) in every
+  // submit, before its command buffers, as real captures dump textures and
+  // memory pools: never walked, so the walk's counts do not change.
+  std::uint64_t texture_bytes = 0;
 };
 
 // What the capture holds, as a walk must find it.
@@ -49,7 +53,8 @@ template <class Out>
 frames_counts emulate_frames(const frames_options& o, Out&& out) {
   using namespace emu_detail;
   const bool groups = o.gen != generation::a5xx;
-  constexpr std::uint64_t top = 0x1'0000'0000, group_base = 0x1'0010'0000, ib_base = 0x1'0100'0000;
+  constexpr std::uint64_t top = 0x1'0000'0000, group_base = 0x1'0010'0000, ib_base = 0x1'0100'0000,
+                          texture_base = 0x2'0000'0000;
   constexpr std::uint32_t n_groups = 4;
   rng r{o.seed * 2 + 1};
   frames_counts c;
@@ -92,6 +97,18 @@ frames_counts emulate_frames(const frames_options& o, Out&& out) {
     f.text(2, "hwpc-emulate/1: fence=" + std::to_string(c.submits + 1));
     ++sections;
     std::uint64_t packets = 0, draws = 0, ibs = 0, records = 0, stream = 0;
+    if (o.texture_bytes >= 4) {
+      // Texel-like data: runs of one value with a random dword now and then
+      // (compressible, as real textures mostly are).
+      std::vector<std::uint32_t> tex(static_cast<std::size_t>(o.texture_bytes / 4));
+      const std::uint32_t base = static_cast<std::uint32_t>(r.next());
+      for (std::size_t i = 0; i < tex.size(); ++i) {
+        tex[i] = (i & 255) == 0 ? static_cast<std::uint32_t>(r.next())
+                                : base + static_cast<std::uint32_t>(i >> 12);
+      }
+      f.buffer(texture_base, tex);
+      sections += 2;
+    }
     if (groups) {
       for (std::uint32_t g = 0; g < n_groups; ++g) {
         f.buffer(group_base + 0x1000 * g, group[g]);

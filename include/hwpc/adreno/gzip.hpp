@@ -97,6 +97,18 @@ result<std::size_t> gunzip_to(byte_span in, Sink&& sink,
   return total;
 }
 
+// Told of the deflate block boundaries a gunzip_stream passes (gzip_index.hpp):
+// `zs` stopped after a block's end code (or a member's header), `in_at`
+// compressed bytes used, `out_at` bytes out; the last byte used is `last`
+// (its unused high bits, data_type & 7 of them, start the next block).
+class inflate_observer {
+ public:
+  virtual void on_boundary(z_stream& zs, std::size_t in_at, std::size_t out_at, std::byte last) = 0;
+
+ protected:
+  ~inflate_observer() = default;
+};
+
 // The same, with the compressed input handed over a piece at a time too (a
 // file read in blocks), so that neither side is ever held whole. feed() hands
 // the output of each piece to `sink` as gunzip_to does; finish() says whether
@@ -113,6 +125,8 @@ class gunzip_stream {
   gunzip_stream& operator=(const gunzip_stream&) = delete;
 
   std::size_t total_out() const noexcept { return total_; }
+  // Stops at every deflate block boundary to tell `o` (before the first feed).
+  void observe(inflate_observer* o) noexcept { observer_ = o; }
 
   template <class Sink>
   result<void> feed(byte_span in, Sink&& sink) {
@@ -143,13 +157,18 @@ class gunzip_stream {
       zs_.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(in.data() + used));
       zs_.avail_in = static_cast<uInt>(std::min<std::size_t>(left, std::size_t{1} << 30));
       const uInt given = zs_.avail_in;
-      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      const int rc = inflate(&zs_, observer_ != nullptr ? Z_BLOCK : Z_NO_FLUSH);
       used += given - zs_.avail_in;
       consumed_ += given - zs_.avail_in;
+      if (given != zs_.avail_in) last_ = in[used - 1];
       const std::size_t got = room - zs_.avail_out;
       total_ += got;
       // A full buffer may leave output inside zlib with no input left.
       pending_out_ = zs_.avail_out == 0 && rc == Z_OK;
+      if (observer_ != nullptr && rc == Z_OK && (zs_.data_type & 128) != 0 &&
+          (zs_.data_type & 64) == 0) {
+        observer_->on_boundary(zs_, consumed_, total_, last_);
+      }
       if (got != 0 && !sink(byte_span(buf_.data(), got))) {
         return fail(errc::io, consumed_, "cannot keep the decompressed data");
       }
@@ -194,6 +213,8 @@ class gunzip_stream {
   std::size_t consumed_ = 0, total_ = 0;
   bool started_ = false, ended_ = false, pending_out_ = false;
   std::optional<error> failed_;
+  inflate_observer* observer_ = nullptr;
+  std::byte last_{};
 };
 
 // The same into memory: the whole decompressed data.

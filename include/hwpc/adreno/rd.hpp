@@ -186,10 +186,27 @@ inline result<address_range> parse_address(const section& s) {
 }
 
 // One dumped buffer: GPU address `iova`, its bytes, and where they sit in the file.
+// A buffer whose bytes are not held (a large one in a gzip stream, rd_stream.hpp)
+// has empty `contents` and its length in `fetched_size`: its bytes are asked of
+// the address space's range_fetch when a lookup lands in it.
 struct gpu_buffer {
   std::uint64_t iova = 0;
   byte_span contents{};
   std::size_t file_offset = 0;
+  std::size_t fetched_size = 0;
+};
+
+// Gives the bytes [at, at + n) of the buffer whose payload starts at stream
+// offset `buffer_offset` and is `buffer_size` bytes long, valid as long as a
+// held buffer's would be; fewer (none) when they cannot be had, the reason
+// kept by the implementation for its reader to report.
+class range_fetch {
+ public:
+  virtual byte_span fetch(std::size_t buffer_offset, std::size_t buffer_size, std::size_t at,
+                          std::size_t n) = 0;
+
+ protected:
+  ~range_fetch() = default;
 };
 
 // A view of [addr, addr + n) inside one dumped buffer (n may be cut short by
@@ -218,6 +235,8 @@ class address_space {
     buffers_.push_back(b);
   }
   std::size_t size() const noexcept { return buffers_.size(); }
+  // Where the bytes of buffers not held come from (null: such buffers read as empty).
+  void set_fetch(range_fetch* f) noexcept { fetch_ = f; }
 
   // The dumped bytes at `addr`, at most `n`; nullopt when no buffer holds `addr`.
   std::optional<located> find(std::uint64_t addr, std::uint64_t n) const {
@@ -241,11 +260,16 @@ class address_space {
       last_ = static_cast<std::size_t>(it - buffers_.begin());
     }
     const std::uint64_t at = addr - it->iova;
-    if (at >= it->contents.size()) return std::nullopt;
-    const std::size_t take =
-        static_cast<std::size_t>(std::min<std::uint64_t>(n, it->contents.size() - at));
-    return located{it->contents.subspan(static_cast<std::size_t>(at), take),
-                   it->file_offset + static_cast<std::size_t>(at), it->file_offset};
+    const std::size_t len = it->contents.empty() ? it->fetched_size : it->contents.size();
+    if (at >= len) return std::nullopt;
+    const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(n, len - at));
+    byte_span bytes;
+    if (!it->contents.empty()) {
+      bytes = it->contents.subspan(static_cast<std::size_t>(at), take);
+    } else if (fetch_ != nullptr) {
+      bytes = fetch_->fetch(it->file_offset, len, static_cast<std::size_t>(at), take);
+    }
+    return located{bytes, it->file_offset + static_cast<std::size_t>(at), it->file_offset};
   }
 
  private:
@@ -253,6 +277,7 @@ class address_space {
   mutable bool sorted_ = true;
   static constexpr std::size_t none = static_cast<std::size_t>(-1);
   mutable std::size_t last_ = none;  // the buffer found last (sorted order)
+  range_fetch* fetch_ = nullptr;
 };
 
 }  // namespace hwpc::adreno::rd

@@ -10,6 +10,7 @@
 // framed; everything else is an issue and decoding goes on.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -117,6 +118,22 @@ class capture_reader {
               std::to_string(size) + " bytes, expected 8 or 12");
     if (type == static_cast<std::uint32_t>(section_type::gpuaddr)) pending_.reset();
   }
+  // An RD_BUFFER_CONTENTS of `size` bytes whose payload is not held (it ends
+  // in `tail`, its last 4 bytes or fewer): what take() does with it, the
+  // bytes asked of the address space's range_fetch when a lookup needs them.
+  void take_unheld(std::size_t offset, std::size_t size, byte_span tail, bool marked) {
+    count(offset, marked);
+    if (!pending_) {
+      issue(errc::inconsistent, offset,
+            "RD_BUFFER_CONTENTS without an RD_GPUADDR before it; ignored");
+      return;
+    }
+    const std::size_t len = buffer_length(offset, size, tail);
+    space_.add(gpu_buffer{pending_->iova, {}, offset + section_header_size, len});
+    ++stats_.buffers;
+    pending_.reset();
+  }
+  void set_fetch(range_fetch* f) noexcept { space_.set_fetch(f); }
   // Whether a command stream of the current submit was walked, so that the
   // next RD_GPUADDR forgets the submit's buffers.
   bool submit_ends_at_next_gpuaddr() const noexcept { return decoded_; }
@@ -175,16 +192,10 @@ class capture_reader {
                 "RD_BUFFER_CONTENTS without an RD_GPUADDR before it; ignored");
           return;
         }
-        byte_span bytes = s.payload;
-        if (libwrap_padded(bytes, pending_->size)) {
-          bytes = bytes.first(pending_->size);
-        } else if (s.payload.size() != pending_->size) {
-          issue(errc::inconsistent, s.offset,
-                "RD_BUFFER_CONTENTS has " + std::to_string(s.payload.size()) +
-                    " bytes, its RD_GPUADDR says " + std::to_string(pending_->size) +
-                    "; the bytes present are used");
-        }
-        space_.add(gpu_buffer{pending_->iova, bytes, s.payload_offset()});
+        const std::size_t size = s.payload.size();
+        const std::size_t tail = std::min<std::size_t>(size, 4);
+        const std::size_t len = buffer_length(s.offset, size, s.payload.subspan(size - tail));
+        space_.add(gpu_buffer{pending_->iova, s.payload.first(len), s.payload_offset()});
         ++stats_.buffers;
         pending_.reset();
         return;
@@ -270,13 +281,26 @@ class capture_reader {
     }
   }
 
+  // The bytes of a BUFFER_CONTENTS of `size` bytes (ending in `tail`, its last
+  // 4 or fewer) that belong to the buffer its RD_GPUADDR names, after the
+  // issue when the sizes disagree.
+  std::size_t buffer_length(std::size_t offset, std::size_t size, byte_span tail) {
+    if (libwrap_padded(size, tail, pending_->size)) return pending_->size;
+    if (size != pending_->size) {
+      issue(errc::inconsistent, offset,
+            "RD_BUFFER_CONTENTS has " + std::to_string(size) + " bytes, its RD_GPUADDR says " +
+                std::to_string(pending_->size) + "; the bytes present are used");
+    }
+    return size;
+  }
+
   // libwrap rounds a section's size up to 4 and zero-fills: a BUFFER_CONTENTS
   // of `len` bytes arrives as round_up(len, 4) bytes ending in zeros.
-  static bool libwrap_padded(byte_span payload, std::uint32_t len) noexcept {
+  static bool libwrap_padded(std::size_t size, byte_span tail, std::uint32_t len) noexcept {
     const std::size_t padded = (std::size_t{len} + 3) & ~std::size_t{3};
-    if (payload.size() == len || payload.size() != padded) return false;
-    for (std::size_t i = len; i < padded; ++i) {
-      if (payload[i] != std::byte{0}) return false;
+    if (size == len || size != padded) return false;
+    for (std::size_t i = tail.size() - (padded - len); i < tail.size(); ++i) {
+      if (tail[i] != std::byte{0}) return false;
     }
     return true;
   }

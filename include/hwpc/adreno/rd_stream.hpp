@@ -6,7 +6,10 @@
 // `stream_reader` frames the sections itself as the bytes come, both dialects
 // (libwrap's marker pairs anywhere a header may start), and copies only what
 // the walk needs: the buffers of the submit being read (RD_BUFFER_CONTENTS)
-// and the small sections that name addresses and ids. Sections hwpc does not
+// and the small sections that name addresses and ids. Given the whole stream
+// (set_backing) it copies no buffer; given a way to read the stream again
+// (set_source) it holds no large buffer, and reads the bytes a lookup needs
+// when it needs them (docs/adreno.md, "Flat memory"). Sections hwpc does not
 // decode are counted and skipped without being held. The buffers of a submit
 // are dropped when the submit after the next one starts, so a sink may keep
 // packets (payload spans) of the previous submit for a while (the
@@ -30,10 +33,43 @@
 
 namespace hwpc::adreno::rd {
 
-class stream_reader {
+// Where the bytes of buffers a stream_reader did not hold are read again:
+// [offset, offset + n) of the stream as fed, into `out`.
+class range_source {
+ public:
+  virtual result<void> read(std::size_t offset, std::size_t n, std::byte* out) = 0;
+
+ protected:
+  ~range_source() = default;
+};
+
+class stream_reader final : private range_fetch {
  public:
   explicit stream_reader(capture_sink& sink, walk_options opt = {})
       : sink_(sink), reader_(sink, opt) {}
+
+  // The whole stream is also `whole` (a mapped plain file, bytes in memory),
+  // valid while the reader reads: buffer payloads are views into it, never
+  // copied, so only the pages a walk touches are brought in.
+  void set_backing(byte_span whole) noexcept { backing_ = whole; }
+  // The stream can be read again at any offset (a gzip stream's access
+  // points, gzip_index.hpp): a buffer larger than `hold_max`, or past the
+  // submit's budget of `submit_budget` bytes held, is not held; the bytes a
+  // lookup needs are read from `src` then, in aligned pieces kept like a
+  // held buffer's copy (docs/adreno.md, "Flat memory").
+  void set_source(range_source* src, std::size_t hold_max = std::size_t{1} << 20,
+                  std::size_t submit_budget = std::size_t{8} << 20) noexcept {
+    source_ = src;
+    hold_max_ = hold_max;
+    submit_budget_ = submit_budget;
+    reader_.set_fetch(src != nullptr ? this : nullptr);
+  }
+  // The error that stopped a read of bytes not held, if any (also what
+  // feed() returns after it).
+  const std::optional<error>& fetch_error() const noexcept { return fetch_failed_; }
+  // Buffers read again, and the bytes read.
+  std::size_t fetches() const noexcept { return fetches_; }
+  std::size_t fetched_bytes() const noexcept { return fetched_bytes_; }
 
   capture_reader& reader() noexcept { return reader_; }
   const capture_stats& stats() const noexcept { return reader_.stats(); }
@@ -51,8 +87,9 @@ class stream_reader {
   // by itself; after finish() failed it returns that error.
   result<void> feed(byte_span piece) {
     if (failed_) return *failed_;
+    if (fetch_failed_) return *fetch_failed_;
     std::size_t i = 0;
-    while (i < piece.size()) {
+    while (i < piece.size() && !fetch_failed_) {  // a failed read again ends the read
       if (state_ == state::header) {
         const std::size_t take = std::min(piece.size() - i, section_header_size - have_);
         std::copy_n(piece.data() + i, take, head_.data() + have_);
@@ -63,6 +100,7 @@ class stream_reader {
       } else {
         const std::size_t take =
             static_cast<std::size_t>(std::min<std::uint64_t>(piece.size() - i, left_));
+        if (tail_kept_) keep_tail(piece.subspan(i, take));
         if (keep_ != nullptr && keep_->size() < cap_) {
           const std::size_t n = std::min<std::size_t>(take, cap_ - keep_->size());
           keep_->insert(keep_->end(), piece.data() + i, piece.data() + i + n);
@@ -75,6 +113,7 @@ class stream_reader {
       }
     }
     fed_ += piece.size();
+    if (fetch_failed_) return *fetch_failed_;
     return {};
   }
 
@@ -134,9 +173,19 @@ class stream_reader {
           reader_.submit_ends_at_next_gpuaddr()) {
         next_submit();
       }
-      current_.emplace_back();
-      keep_ = &current_.back();
-      keep_->reserve(std::min<std::size_t>(cap_, std::size_t{1} << 20));
+      const bool buffer = type == static_cast<std::uint32_t>(section_type::buffer_contents);
+      if (buffer && !backing_.empty()) {
+        viewed_ = true;  // a view into the backing at the section's end
+      } else if (buffer && source_ != nullptr &&
+                 (size > hold_max_ || submit_held_ + size > submit_budget_)) {
+        tail_kept_ = true;  // read again when a lookup lands in it
+        tail_size_ = 0;
+      } else {
+        current_.emplace_back();
+        keep_ = &current_.back();
+        keep_->reserve(std::min<std::size_t>(cap_, std::size_t{1} << 20));
+        submit_held_ += cap_;
+      }
     }
     state_ = state::payload;
     if (left_ == 0) end_section();
@@ -147,6 +196,18 @@ class stream_reader {
     at_ = header_at_ + section_header_size + size_;
     const bool marked = marked_;
     marked_ = false;
+    if (viewed_) {
+      viewed_ = false;
+      reader_.take(
+          section{type_, header_at_, backing_.subspan(header_at_ + section_header_size, size_)},
+          marked);
+      return;
+    }
+    if (tail_kept_) {
+      tail_kept_ = false;
+      reader_.take_unheld(header_at_, size_, byte_span(tail_.data(), tail_size_), marked);
+      return;
+    }
     if (keep_ == nullptr) {
       if (!capture_reader::decoded_type(type_)) {
         reader_.take_skipped(type_, header_at_, size_, marked);
@@ -172,6 +233,56 @@ class stream_reader {
     for (const auto& b : previous_) held_ -= b.size();
     previous_ = std::move(current_);
     current_.clear();
+    submit_held_ = 0;
+    pieces_.clear();
+  }
+
+  // The last 4 bytes of a payload not held (libwrap's padding is read there).
+  void keep_tail(byte_span b) noexcept {
+    for (std::byte x : b.last(std::min<std::size_t>(b.size(), tail_.size()))) {
+      if (tail_size_ == tail_.size()) {
+        std::copy(tail_.begin() + 1, tail_.end(), tail_.begin());
+        --tail_size_;
+      }
+      tail_[tail_size_++] = x;
+    }
+  }
+
+  // range_fetch: the piece of the buffer around [at, at + n), aligned to
+  // `piece_align` and cut to the buffer, read from the source once per
+  // submit (the pieces read last are looked at first) and kept with the
+  // submit's copies.
+  static constexpr std::size_t piece_align = std::size_t{1} << 16;
+  static constexpr std::size_t pieces_looked_at = 16;
+  byte_span fetch(std::size_t buffer_offset, std::size_t buffer_size, std::size_t at,
+                  std::size_t n) override {
+    if (fetch_failed_ || source_ == nullptr) return {};
+    const std::size_t from = buffer_offset + at, to = from + n;
+    std::size_t looked = 0;
+    for (auto p = pieces_.rbegin(); p != pieces_.rend() && looked < pieces_looked_at;
+         ++p, ++looked) {
+      if (p->offset <= from && to <= p->offset + p->bytes.size()) {
+        return p->bytes.subspan(from - p->offset, n);
+      }
+    }
+    const std::size_t lo = at / piece_align * piece_align;
+    const std::size_t hi =
+        std::min(buffer_size, (at + n + piece_align - 1) / piece_align * piece_align);
+    current_.emplace_back(hi - lo);
+    std::vector<std::byte>& v = current_.back();
+    auto ok = source_->read(buffer_offset + lo, v.size(), v.data());
+    if (!ok) {
+      fetch_failed_ = ok.error_value();
+      sink_.on_issue(*fetch_failed_);
+      v.clear();
+      return {};
+    }
+    ++fetches_;
+    fetched_bytes_ += v.size();
+    held_ += v.size();
+    peak_ = std::max(peak_, held_);
+    pieces_.push_back(piece{buffer_offset + lo, byte_span(v.data(), v.size())});
+    return pieces_.back().bytes.subspan(from - pieces_.back().offset, n);
   }
 
   result<void> fail(error e) {
@@ -195,6 +306,21 @@ class stream_reader {
   // keeps each vector where it is as more are added, so the spans handed out stay valid.
   std::deque<std::vector<std::byte>> current_, previous_;
   std::size_t held_ = 0, peak_ = 0, fed_ = 0;
+  // Flat memory (set_backing, set_source): the payload being read is a view
+  // into the backing, or not held but for its last bytes.
+  byte_span backing_{};
+  range_source* source_ = nullptr;
+  std::size_t hold_max_ = 0, submit_budget_ = 0, submit_held_ = 0;
+  bool viewed_ = false, tail_kept_ = false;
+  std::array<std::byte, 4> tail_{};
+  std::size_t tail_size_ = 0;
+  struct piece {
+    std::size_t offset = 0;  // in the stream
+    byte_span bytes{};
+  };
+  std::vector<piece> pieces_;  // read again for the current submit
+  std::size_t fetches_ = 0, fetched_bytes_ = 0;
+  std::optional<error> fetch_failed_;
   std::uint64_t markers_ = 0;
   bool marked_ = false;
   std::optional<error> failed_;

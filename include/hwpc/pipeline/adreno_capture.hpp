@@ -86,10 +86,8 @@ inline result<rows_done> input_rows(const capture_input& in, const row_schema* s
   sink.keep_copies();
   // Framing errors are issues the reader reports to the sink; feed() fails
   // only after finish().
-  auto fed = in.for_each_piece([&](byte_span p) { return static_cast<bool>(reader.feed(p)); });
+  auto fed = in.feed_rd(reader, [&] { sink.finish(); });
   if (!fed) return fed.error_value();
-  (void)reader.finish();
-  sink.finish();
   if (sampled != nullptr) *sampled = sink.sampled();
   return rows_done{sink.acc(), reader.walk(), sink.issues(), sink.gpu_id(), sink.gpu()};
 }

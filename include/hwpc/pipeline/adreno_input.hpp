@@ -22,8 +22,10 @@
 
 #include "hwpc/adreno/generation.hpp"
 #include "hwpc/adreno/gzip.hpp"
+#include "hwpc/adreno/gzip_index.hpp"
 #include "hwpc/adreno/hex_text.hpp"
 #include "hwpc/adreno/rd.hpp"
+#include "hwpc/adreno/rd_stream.hpp"
 #include "hwpc/adreno/row_columns.hpp"
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
@@ -119,6 +121,32 @@ inline bool starts_like_rd(byte_span head, std::size_t total) noexcept {
   const std::uint32_t size = load_le32(head.data() + at + 4);
   return type >= 1 && type <= rd::max_section_type && size <= total - at - rd::section_header_size;
 }
+
+// A file's bytes at any offset, for rd::stream_reader's buffers not held.
+class file_ranges final : public rd::range_source {
+ public:
+  explicit file_ranges(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "rb")) {}
+  ~file_ranges() {
+    if (f_ != nullptr) std::fclose(f_);
+  }
+  file_ranges(const file_ranges&) = delete;
+  file_ranges& operator=(const file_ranges&) = delete;
+  bool open() const noexcept { return f_ != nullptr; }
+
+  result<void> read(std::size_t offset, std::size_t n, std::byte* out) override {
+    if (offset > static_cast<std::size_t>(std::numeric_limits<long>::max()) ||
+        std::fseek(f_, static_cast<long>(offset), SEEK_SET) != 0 ||
+        std::fread(out, 1, n, f_) != n) {
+      return make_error(errc::io, offset,
+                        "cannot read " + path_ + " again (" + std::to_string(n) + " bytes)");
+    }
+    return {};
+  }
+
+ private:
+  std::string path_;
+  std::FILE* f_;
+};
 
 }  // namespace detail
 
@@ -217,15 +245,72 @@ class capture_input {
   // Hex text and raw dwords: the whole (inflated) input.
   byte_span whole() const noexcept { return gzip_ ? byte_span(inflated_) : src_.bytes(); }
 
+  // Reads an .rd capture into `reader`, then calls at_end() (the sink's
+  // finish, which may still look buffers up), in memory bounded whatever the
+  // sizes of the capture and its buffers: a plain input's buffers are views
+  // into its bytes (a mapped file: only the pages a walk touches count), a
+  // gzip input's large ones are inflated again from an index of access
+  // points when a lookup lands in them (docs/adreno.md, "Flat memory").
+  // Errors are for_each_piece's, and a read again that failed.
+  template <class Fn>
+  result<void> feed_rd(rd::stream_reader& reader, Fn&& at_end) const {
+    const auto feed = [&](byte_span p) { return static_cast<bool>(reader.feed(p)); };
+    const auto done = [&](result<void> fed) -> result<void> {
+      if (!fed) return fed.error_value();
+      if (reader.fetch_error()) return *reader.fetch_error();
+      (void)reader.finish();
+      at_end();
+      if (reader.fetch_error()) return *reader.fetch_error();
+      return {};
+    };
+    if (!gzip_ && src_.path().empty()) {
+      reader.set_backing(src_.bytes());
+      return done(for_each_piece(feed));
+    }
+    if (!gzip_) {
+      // A file is read again at the offsets wanted rather than through its
+      // mapping: a page touched there may bring in a large page-cache folio
+      // around it, and a view would keep it.
+      detail::file_ranges source(src_.path());
+      if (!source.open()) return make_error(errc::io, 0, "cannot read " + src_.path() + " again");
+      reader.set_source(&source);
+      auto r = done(for_each_piece(feed));
+      reader.set_source(nullptr);
+      return r;
+    }
+#ifdef HWPC_HAVE_ZLIB
+    gzip_index index(src_.bytes());
+    struct from_index final : rd::range_source {
+      explicit from_index(gzip_index& i) : ix(i) {}
+      result<void> read(std::size_t offset, std::size_t n, std::byte* out) override {
+        return ix.read(offset, n, out);
+      }
+      gzip_index& ix;
+    } source(index);
+    reader.set_source(&source);
+    auto r = done(for_each_piece(feed, &index));
+    reader.set_source(nullptr);
+    return r;
+#else
+    return done(for_each_piece(feed));
+#endif
+  }
+
   // Calls fn(byte_span) -> bool with the (inflated) bytes, in order, at most
   // block_size at a time, until it returns false; a file is read again from
   // its path. Errors are the file's or the gzip stream's.
+  // `index`: told of the gzip stream's block boundaries (feed_rd).
   template <class Fn>
-  result<void> for_each_piece(Fn&& fn) const {
+  result<void> for_each_piece(Fn&& fn, void* index = nullptr) const {
     bool more = true;
 #ifdef HWPC_HAVE_ZLIB
     std::optional<gunzip_stream> z;
-    if (gzip_) z.emplace();
+    if (gzip_) {
+      z.emplace();
+      z->observe(static_cast<gzip_index*>(index));
+    }
+#else
+    (void)index;
 #endif
     const auto give = [&](byte_span piece) -> result<void> {
 #ifdef HWPC_HAVE_ZLIB

@@ -60,10 +60,8 @@ inline result<walk_stats> walk_packets(const capture_input& in, listing_sink& si
     rd::stream_reader reader(sink);
     if (in.forced() != nullptr) reader.force_device(in.forced());
     // A framing error is an issue the reader reports to the sink.
-    auto fed = in.for_each_piece([&](byte_span p) { return static_cast<bool>(reader.feed(p)); });
+    auto fed = in.feed_rd(reader, [&] { sink.finish(); });
     if (!fed) return fed.error_value();
-    (void)reader.finish();
-    sink.finish();
     return reader.walk();
   }
   if (in.kind() == input_kind::bin) {

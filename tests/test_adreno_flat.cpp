@@ -1,0 +1,422 @@
+// Flat memory (docs/adreno.md, "Flat memory"): buffers of a plain .rd input
+// are views into its bytes, large buffers of a gzip one are inflated again
+// from an index of access points when a lookup lands in them. The bytes
+// read again must be the bytes the stream held: the walks, packets and rows
+// are those of the whole capture in memory, and memory stays bounded when
+// every submit holds a large data buffer, as real captures do.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hwpc/adreno/emulate.hpp"
+#include "hwpc/adreno/emulate6.hpp"
+#include "hwpc/adreno/emulate_frames.hpp"
+#include "hwpc/adreno/gzip.hpp"
+#include "hwpc/adreno/gzip_index.hpp"
+#include "hwpc/adreno/rd_capture.hpp"
+#include "hwpc/adreno/rd_stream.hpp"
+#include "hwpc/adreno/result_rows.hpp"
+#include "hwpc/adreno/rows.hpp"
+#include "hwpc/pipeline/adreno_capture.hpp"
+#include "hwpc/pipeline/adreno_packets.hpp"
+#include "sanitizer.hpp"
+
+namespace {
+
+namespace a = hwpc::adreno;
+using bytes = std::vector<std::byte>;
+
+#ifdef HWPC_HAVE_ZLIB
+// zlib's deflate into gzip members, one per piece of `data` cut at `cuts`.
+bytes gzip_members(const bytes& data, std::vector<std::size_t> cuts = {}, int level = 6) {
+  cuts.push_back(data.size());
+  bytes out;
+  std::size_t from = 0;
+  for (std::size_t to : cuts) {
+    z_stream zs{};
+    deflateInit2(&zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    bytes z(deflateBound(&zs, static_cast<uLong>(to - from)));
+    zs.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(data.data() + from));
+    zs.avail_in = static_cast<uInt>(to - from);
+    zs.next_out = reinterpret_cast<Bytef*>(z.data());
+    zs.avail_out = static_cast<uInt>(z.size());
+    EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    out.insert(out.end(), z.begin(), z.begin() + static_cast<std::ptrdiff_t>(zs.total_out));
+    deflateEnd(&zs);
+    from = to;
+  }
+  return out;
+}
+
+// Inflates `z` whole through a gunzip_stream observed by `index`.
+hwpc::result<void> index_all(const bytes& z, a::gzip_index& index) {
+  a::gunzip_stream s;
+  s.observe(&index);
+  for (std::size_t at = 0; at < z.size(); at += 4096) {
+    const std::size_t n = std::min<std::size_t>(4096, z.size() - at);
+    auto ok = s.feed(hwpc::byte_span(z.data() + at, n), [](hwpc::byte_span) { return true; });
+    if (!ok) return ok;
+  }
+  return s.finish();
+}
+
+// Part random, part runs: deflate makes blocks of every kind of it.
+bytes mixed(std::size_t n, unsigned seed) {
+  std::mt19937 r(seed);
+  bytes d(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool noise = (i / 50000) % 3 == 0;
+    d[i] = static_cast<std::byte>(noise ? r() : (i / 97) & 0xff);
+  }
+  return d;
+}
+
+TEST(AdrenoFlat, GzipIndexReadsAnyRangeInBoundedPoints) {
+  const bytes data = mixed(3 << 20, 1);
+  // Three members: reads across their ends go on into the next one.
+  const bytes z = gzip_members(data, {1'100'000, 2'000'000});
+  a::gzip_index index(hwpc::byte_span(z), 64 << 10, 8);
+  ASSERT_TRUE(index_all(z, index));
+  EXPECT_LE(index.points(), 8u);
+  EXPECT_GT(index.spacing(), std::size_t{64} << 10);  // thinned as the stream went on
+  std::mt19937 r(2);
+  std::vector<std::byte> got;
+  const auto check = [&](std::size_t off, std::size_t n) {
+    got.assign(n, std::byte{0});
+    auto ok = index.read(off, n, got.data());
+    ASSERT_TRUE(ok) << off << "+" << n << ": " << ok.error_value().message;
+    ASSERT_TRUE(std::equal(got.begin(), got.end(), data.begin() + static_cast<std::ptrdiff_t>(off)))
+        << off << "+" << n;
+  };
+  for (int k = 0; k < 200; ++k) {
+    const std::size_t off = r() % data.size();
+    check(off, std::min<std::size_t>(1 + r() % 200000, data.size() - off));
+  }
+  check(1'100'000 - 10, 20);  // across a member's end
+  check(2'000'000 - 70000, 140000);
+  check(0, data.size());
+  // In stream order: each read continues the last one's inflater.
+  const std::size_t before = index.inflated();
+  for (std::size_t off = 0; off + 4096 <= data.size(); off += 100000) check(off, 4096);
+  EXPECT_LT(index.inflated() - before, data.size() + (std::size_t{1} << 20));
+}
+
+TEST(AdrenoFlat, GzipIndexReadPastACutStreamFailsWithItsOffset) {
+  const bytes data = mixed(1 << 20, 3);
+  bytes z = gzip_members(data);
+  z.resize(z.size() / 2);
+  a::gzip_index index(hwpc::byte_span(z), 32 << 10, 16);
+  auto all = index_all(z, index);
+  ASSERT_FALSE(all);
+  EXPECT_EQ(all.error_value().code, hwpc::errc::truncated);
+  ASSERT_GT(index.points(), 1u);
+  std::vector<std::byte> got(4096);
+  auto ok = index.read(data.size() - 4096, 4096, got.data());
+  ASSERT_FALSE(ok);
+  EXPECT_EQ(ok.error_value().code, hwpc::errc::truncated);
+  EXPECT_EQ(ok.error_value().offset, z.size());
+}
+#endif
+
+// What a walk gives: every packet's offset, address, depth and header, the
+// issues and notes, and the walk's figures.
+struct trace final : a::rd::capture_sink {
+  std::vector<std::string> lines;
+  void on_packet(const a::walked_packet& w) override {
+    lines.push_back(std::to_string(w.pkt.offset) + " " + std::to_string(w.gpu_addr) + " " +
+                    std::to_string(w.depth) + " " + std::to_string(w.pkt.hdr.id) + " " +
+                    std::to_string(w.pkt.payload.size()) + " " +
+                    std::to_string(w.pkt.payload.empty()
+                                       ? 0u
+                                       : std::to_integer<unsigned>(w.pkt.payload.back())));
+  }
+  void on_issue(const hwpc::error& e) override {
+    lines.push_back("issue " + std::to_string(e.offset) + " " + e.message);
+  }
+  void on_note(const hwpc::error& e) override {
+    lines.push_back("note " + std::to_string(e.offset) + " " + e.message);
+  }
+};
+
+std::string figures(const a::walk_stats& s) {
+  return std::to_string(s.packets) + " " + std::to_string(s.ibs_followed) + " " +
+         std::to_string(s.issues) + " " + std::to_string(s.skipped_bytes);
+}
+
+// The whole capture in memory, read at once (capture_reader::read).
+std::vector<std::string> whole_walk(const bytes& file, std::string* fig) {
+  trace t;
+  a::rd::capture_reader r(t);
+  (void)r.read(hwpc::byte_span(file));
+  *fig = figures(r.walk());
+  return t.lines;
+}
+
+#ifdef HWPC_HAVE_ZLIB
+// The same capture gzip-compressed, streamed with nothing large held:
+// every buffer is read again from the index when a lookup lands in it.
+struct from_index final : a::rd::range_source {
+  explicit from_index(a::gzip_index& i) : ix(i) {}
+  hwpc::result<void> read(std::size_t offset, std::size_t n, std::byte* out) override {
+    return ix.read(offset, n, out);
+  }
+  a::gzip_index& ix;
+};
+
+template <class Sink>
+std::size_t stream_unheld(
+    const bytes& z, Sink& sink, a::rd::stream_reader& r,
+    const std::function<void()>& at_end = [] {}) {
+  a::gzip_index index(hwpc::byte_span(z), 16 << 10, 32);
+  from_index src(index);
+  r.set_source(&src, 0, 0);
+  a::gunzip_stream s;
+  s.observe(&index);
+  for (std::size_t at = 0; at < z.size(); at += 65536) {
+    const std::size_t n = std::min<std::size_t>(65536, z.size() - at);
+    EXPECT_TRUE(s.feed(hwpc::byte_span(z.data() + at, n),
+                       [&](hwpc::byte_span p) { return static_cast<bool>(r.feed(p)); }));
+  }
+  EXPECT_TRUE(s.finish());
+  (void)r.finish();
+  at_end();
+  EXPECT_FALSE(r.fetch_error());
+  r.set_source(nullptr);
+  (void)sink;
+  return r.fetches();
+}
+#endif
+
+std::vector<bytes> captures() {
+  std::vector<bytes> out;
+  a::emulate_options o;
+  o.rounds = 9;
+  out.push_back(a::emulate_a5xx(o).file);
+  out.push_back(a::emulate_a6xx_a7xx(o, false).file);
+  o.libwrap = true;
+  out.push_back(a::emulate_a6xx_a7xx(o, true).file);
+  for (const a::generation g : {a::generation::a5xx, a::generation::a6xx, a::generation::a7xx}) {
+    a::frames_options fo;
+    fo.bytes = 2 << 20;
+    fo.gen = g;
+    fo.libwrap = g == a::generation::a7xx;
+    fo.texture_bytes = (256 << 10) + 4;
+    fo.draw_ibs = 8;
+    out.push_back(a::emulate_frames_file(fo, nullptr));
+  }
+  return out;
+}
+
+TEST(AdrenoFlat, BuffersReadAgainGiveTheWalkOfTheWholeCapture) {
+  for (const bytes& file : captures()) {
+    std::string want_fig;
+    const auto want = whole_walk(file, &want_fig);
+    ASSERT_GT(want.size(), 10u);
+    // Plain, the payloads views into the bytes.
+    {
+      trace t;
+      a::rd::stream_reader r(t);
+      r.set_backing(hwpc::byte_span(file));
+      for (std::size_t at = 0; at < file.size(); at += 4099) {
+        ASSERT_TRUE(r.feed(
+            hwpc::byte_span(file).subspan(at, std::min<std::size_t>(4099, file.size() - at))));
+      }
+      (void)r.finish();
+      EXPECT_EQ(t.lines, want);
+      EXPECT_EQ(figures(r.walk()), want_fig);
+      EXPECT_LT(r.peak_held_bytes(), 4096u);  // the small sections only
+    }
+#ifdef HWPC_HAVE_ZLIB
+    // gzip, every buffer read again.
+    trace t;
+    a::rd::stream_reader r(t);
+    EXPECT_GT(stream_unheld(gzip_members(file, {file.size() / 3}), t, r), 0u);
+    EXPECT_EQ(t.lines, want);
+    EXPECT_EQ(figures(r.walk()), want_fig);
+#endif
+  }
+}
+
+#ifdef HWPC_HAVE_ZLIB
+
+TEST(AdrenoFlat, RowsFromBuffersReadAgainAreTheRowsOfTheWholeCapture) {
+  a::emulate_options o;
+  o.rounds = 12;
+  for (const bytes& file : {a::emulate_a5xx(o).file, a::emulate_a6xx_a7xx(o, false).file,
+                            a::emulate_a6xx_a7xx(o, true).file}) {
+    auto cols = a::sampled_counters(a::input_kind::rd, file);
+    ASSERT_TRUE(cols);
+    const hwpc::row_schema schema = a::schema_of(*cols);
+    const auto text = [](const hwpc::row& row) {
+      std::string s = std::to_string(row.report) + " @" + std::to_string(row.offset) + " " +
+                      std::string(row.reason);
+      for (const hwpc::cell& c : row.metrics) {
+        s += c.is_u64() ? " " + std::to_string(c.bits) : " -";
+      }
+      return s;
+    };
+    std::vector<std::string> want, got;
+    ASSERT_TRUE(a::for_each_row(
+        a::input_kind::rd, file, schema, [&](const hwpc::row& row) { want.push_back(text(row)); },
+        [](const hwpc::error&, bool) {}));
+    ASSERT_FALSE(want.empty());
+    auto add = [&](const hwpc::row& row) { got.push_back(text(row)); };
+    a::detail::result_rows sink(&schema, add, [](const hwpc::error&, bool) {});
+    a::rd::stream_reader r(sink);
+    sink.attach(&r.reader().space());
+    sink.keep_copies();
+    EXPECT_GT(stream_unheld(gzip_members(file), sink, r, [&] { sink.finish(); }), 0u);
+    EXPECT_EQ(got, want);
+  }
+}
+#endif
+
+// A plain file read again at the offsets wanted (detail::file_ranges), with
+// nothing held: the walk of the whole capture. A source that fails ends the
+// read with its error, reported as an issue, never with bytes silently
+// missing.
+TEST(AdrenoFlat, AFileReadAgainGivesTheWalkAndAFailedReadEndsIt) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("hwpc-adreno-flat-file-" + std::to_string(::getpid()) + ".rd");
+  for (const bytes& file : captures()) {
+    std::string want_fig;
+    const auto want = whole_walk(file, &want_fig);
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(file.data()),
+               static_cast<std::streamsize>(file.size()));
+    a::detail::file_ranges src(path.string());
+    ASSERT_TRUE(src.open());
+    trace t;
+    a::rd::stream_reader r(t);
+    r.set_source(&src, 0, 0);
+    for (std::size_t at = 0; at < file.size(); at += 65536) {
+      ASSERT_TRUE(r.feed(
+          hwpc::byte_span(file).subspan(at, std::min<std::size_t>(65536, file.size() - at))));
+    }
+    (void)r.finish();
+    EXPECT_GT(r.fetches(), 0u);
+    EXPECT_FALSE(r.fetch_error());
+    EXPECT_EQ(t.lines, want);
+    EXPECT_EQ(figures(r.walk()), want_fig);
+  }
+  std::filesystem::remove(path);
+
+  struct failing final : a::rd::range_source {
+    hwpc::result<void> read(std::size_t offset, std::size_t, std::byte*) override {
+      return hwpc::make_error(hwpc::errc::io, offset, "cannot read it again");
+    }
+  } broken;
+  const bytes file = captures()[0];
+  trace t;
+  a::rd::stream_reader r(t);
+  r.set_source(&broken, 0, 0);
+  bool stopped = false;
+  for (std::size_t at = 0; at < file.size() && !stopped; at += 256) {
+    stopped =
+        !r.feed(hwpc::byte_span(file).subspan(at, std::min<std::size_t>(256, file.size() - at)));
+  }
+  EXPECT_TRUE(stopped);
+  ASSERT_TRUE(r.fetch_error());
+  EXPECT_EQ(r.fetch_error()->code, hwpc::errc::io);
+  EXPECT_NE(std::find(t.lines.begin(), t.lines.end(),
+                      "issue " + std::to_string(r.fetch_error()->offset) + " cannot read it again"),
+            t.lines.end());
+}
+
+// The rows and the listing of a 64 MiB capture whose every submit holds a
+// 12 MiB data buffer, plain and gzip, read from its file: the process's
+// resident memory grows by far less than one such buffer (holding a
+// submit's buffers, as the reader did, grew by two of them). Each read
+// runs in a child whose peak is reset first (/proc/self/clear_refs 5).
+TEST(AdrenoFlat, CapturesOfLargeBuffersAreReadInBoundedMemory) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("hwpc-adreno-flat-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  a::frames_options fo;
+  fo.bytes = std::uint64_t{64} << 20;
+  fo.texture_bytes = std::uint64_t{12} << 20;
+  std::vector<std::string> paths;
+  {
+    const bytes file = a::emulate_frames_file(fo, nullptr);
+    const auto put = [&](const std::string& name, const bytes& b) {
+      const auto p = (dir / name).string();
+      std::ofstream(p, std::ios::binary)
+          .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+      paths.push_back(p);
+    };
+    put("big.rd", file);
+#ifdef HWPC_HAVE_ZLIB
+    put("big.rd.gz", gzip_members(file, {}, 1));
+#endif
+  }
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    for (const bool rows : {true, false}) {
+      const pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        {
+          std::ofstream reset("/proc/self/clear_refs");
+          reset << "5";
+          reset.flush();
+          if (!reset) ::_exit(77);
+        }
+        const auto kib = [](const char* key) -> std::size_t {
+          std::ifstream f("/proc/self/status");
+          std::string line;
+          const std::string k = std::string(key) + ":";
+          while (std::getline(f, line)) {
+            if (line.rfind(k, 0) == 0) return std::stoul(line.substr(k.size()));
+          }
+          return 0;
+        };
+        const std::size_t before = kib("VmRSS");
+        std::size_t packets = 0;
+        if (rows) {
+          auto c = a::open_capture(hwpc::capture_source::map(path).value(), {}, {});
+          struct : hwpc::row_writer {
+            void write(const hwpc::row&) override {}
+            void end(const hwpc::accounting&) override {}
+          } w;
+          if (!c || !(*c)->write_rows(w)) ::_exit(3);
+          packets = 1;
+        } else {
+          auto in = a::capture_input::open(hwpc::capture_source::map(path).value(), {}, {});
+          struct : a::listing_sink {
+            std::size_t n = 0;
+            void on_packet(const a::walked_packet&) override { ++n; }
+            void on_issue(const hwpc::error&) override {}
+          } count;
+          if (!in || !a::walk_packets(*in, count)) ::_exit(3);
+          packets = count.n;
+        }
+        const std::size_t grew = kib("VmHWM") - before;
+#if defined(HWPC_TEST_UNDER_ASAN)
+        (void)grew;
+        const bool bounded = true;
+#else
+        const bool bounded = grew < 8 * 1024;
+#endif
+        ::_exit(packets == 0 ? 4
+                : bounded    ? 0
+                             : 5 + static_cast<int>(std::min<std::size_t>(grew / 1024, 100)));
+      }
+      int st = 0;
+      ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+      ASSERT_TRUE(WIFEXITED(st));
+      if (WEXITSTATUS(st) == 77) GTEST_SKIP() << "no /proc/self/clear_refs";
+      EXPECT_EQ(WEXITSTATUS(st), 0) << (rows ? "rows" : "listing");
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
