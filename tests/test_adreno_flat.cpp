@@ -5,7 +5,6 @@
 // are those of the whole capture in memory, and memory stays bounded when
 // every submit holds a large data buffer, as real captures do.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "adreno_read_peak.hpp"
 #include "hwpc/adreno/emulate.hpp"
 #include "hwpc/adreno/emulate6.hpp"
 #include "hwpc/adreno/emulate_frames.hpp"
@@ -360,60 +360,12 @@ TEST(AdrenoFlat, CapturesOfLargeBuffersAreReadInBoundedMemory) {
   for (const std::string& path : paths) {
     SCOPED_TRACE(path);
     for (const bool rows : {true, false}) {
-      const pid_t pid = ::fork();
-      ASSERT_GE(pid, 0);
-      if (pid == 0) {
-        {
-          std::ofstream reset("/proc/self/clear_refs");
-          reset << "5";
-          reset.flush();
-          if (!reset) ::_exit(77);
-        }
-        const auto kib = [](const char* key) -> std::size_t {
-          std::ifstream f("/proc/self/status");
-          std::string line;
-          const std::string k = std::string(key) + ":";
-          while (std::getline(f, line)) {
-            if (line.rfind(k, 0) == 0) return std::stoul(line.substr(k.size()));
-          }
-          return 0;
-        };
-        const std::size_t before = kib("VmRSS");
-        std::size_t packets = 0;
-        if (rows) {
-          auto c = a::open_capture(hwpc::capture_source::map(path).value(), {}, {});
-          struct : hwpc::row_writer {
-            void write(const hwpc::row&) override {}
-            void end(const hwpc::accounting&) override {}
-          } w;
-          if (!c || !(*c)->write_rows(w)) ::_exit(3);
-          packets = 1;
-        } else {
-          auto in = a::capture_input::open(hwpc::capture_source::map(path).value(), {}, {});
-          struct : a::listing_sink {
-            std::size_t n = 0;
-            void on_packet(const a::walked_packet&) override { ++n; }
-            void on_issue(const hwpc::error&) override {}
-          } count;
-          if (!in || !a::walk_packets(*in, count)) ::_exit(3);
-          packets = count.n;
-        }
-        const std::size_t grew = kib("VmHWM") - before;
-#if defined(HWPC_TEST_UNDER_ASAN)
-        (void)grew;
-        const bool bounded = true;
-#else
-        const bool bounded = grew < 8 * 1024;
+      const hwpc::testing::read_peak r = hwpc::testing::adreno_read_peak(path, rows);
+      if (!r.measured) GTEST_SKIP() << "no /proc/self/clear_refs";
+      ASSERT_TRUE(r.read) << (rows ? "rows" : "listing");
+#if !defined(HWPC_TEST_UNDER_ASAN)
+      EXPECT_LT(r.grew_kib, 8u * 1024) << (rows ? "rows" : "listing");
 #endif
-        ::_exit(packets == 0 ? 4
-                : bounded    ? 0
-                             : 5 + static_cast<int>(std::min<std::size_t>(grew / 1024, 100)));
-      }
-      int st = 0;
-      ASSERT_EQ(::waitpid(pid, &st, 0), pid);
-      ASSERT_TRUE(WIFEXITED(st));
-      if (WEXITSTATUS(st) == 77) GTEST_SKIP() << "no /proc/self/clear_refs";
-      EXPECT_EQ(WEXITSTATUS(st), 0) << (rows ? "rows" : "listing");
     }
   }
   std::filesystem::remove_all(dir);

@@ -6,7 +6,6 @@
 // walks; usage errors are worded in the tool's and Python's spelling; and
 // Mesa's CI captures (tests/data/mesa-freedreno) read the same both ways.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "adreno_gzip_writer.hpp"
+#include "adreno_read_peak.hpp"
 #include "adreno_seed.hpp"
 #include "hwpc/adreno/emulate.hpp"
 #include "hwpc/adreno/emulate6.hpp"
@@ -433,17 +433,6 @@ TEST_F(PipelineAdreno, MesaCiCapturesReadTheSameStreamed) {
 #endif
 }
 
-// This process's resident memory now and at its peak, in KiB (/proc/self/status).
-std::size_t status_kib(const char* key) {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  const std::string k = std::string(key) + ":";
-  while (std::getline(f, line)) {
-    if (line.rfind(k, 0) == 0) return std::stoul(line.substr(k.size()));
-  }
-  return 0;
-}
-
 // The rows and the listing of a 48 MiB capture, plain and gzip, read from its
 // file: the process's resident memory grows by far less than the file (the
 // whole-file reader over the mapping grew by the file's size). Each read runs
@@ -477,47 +466,13 @@ TEST_F(PipelineAdreno, LargeCapturesAreReadInBoundedMemory) {
     if (path.empty()) continue;
     SCOPED_TRACE(path);
     for (const bool rows : {true, false}) {
-      const pid_t pid = ::fork();
-      ASSERT_GE(pid, 0);
-      if (pid == 0) {
-        {
-          std::ofstream reset("/proc/self/clear_refs");
-          reset << "5";
-          reset.flush();
-          if (!reset) ::_exit(77);
-        }
-        const std::size_t before = status_kib("VmRSS");
-        std::size_t packets = 0;
-        if (rows) {
-          auto c = a::open_capture(hwpc::capture_source::map(path).value(), {}, {});
-          collect w;
-          if (!c || !(*c)->write_rows(w)) ::_exit(3);
-          packets = 1;
-        } else {
-          auto in = a::capture_input::open(hwpc::capture_source::map(path).value(), {}, {});
-          struct : a::listing_sink {
-            std::size_t n = 0;
-            void on_packet(const a::walked_packet&) override { ++n; }
-            void on_issue(const hwpc::error&) override {}
-          } count;
-          if (!in || !a::walk_packets(*in, count)) ::_exit(3);
-          packets = count.n;
-        }
-        const std::size_t grew = status_kib("VmHWM") - before;
-#if defined(HWPC_TEST_UNDER_ASAN)
-        // The sanitizer's shadow and quarantine would be measured, not hwpc.
-        (void)grew;
-        const bool bounded = true;
-#else
-        const bool bounded = grew < 16 * 1024;
+      const hwpc::testing::read_peak r = hwpc::testing::adreno_read_peak(path, rows);
+      if (!r.measured) GTEST_SKIP() << "no /proc/self/clear_refs";
+      ASSERT_TRUE(r.read) << (rows ? "rows" : "listing");
+#if !defined(HWPC_TEST_UNDER_ASAN)
+      // The sanitizer's shadow and quarantine would be measured, not hwpc.
+      EXPECT_LT(r.grew_kib, 16u * 1024) << (rows ? "rows" : "listing");
 #endif
-        ::_exit(packets == 0 ? 4 : bounded ? 0 : 5);
-      }
-      int st = 0;
-      ASSERT_EQ(::waitpid(pid, &st, 0), pid);
-      ASSERT_TRUE(WIFEXITED(st));
-      if (WEXITSTATUS(st) == 77) GTEST_SKIP() << "no /proc/self/clear_refs";
-      EXPECT_EQ(WEXITSTATUS(st), 0) << (rows ? "rows" : "listing");
     }
   }
 }
