@@ -49,6 +49,10 @@ class basic_walker {
   basic_walker(Sink& sink, const rd::address_space* space, walk_options opt = {})
       : sink_(sink), space_(space), opt_(opt), limit_(budget()) {}
 
+  // The walk's counts, whole once walk() or walk_ib() returned. A sink's
+  // callback sees them lag: the plain loop keeps its counts in registers and
+  // stores them when it stops (it stored them before every packet handed on,
+  // and those stores were a large part of the walk).
   const walk_stats& stats() const noexcept { return stats_; }
 
   // The generation whose packet meanings the walk follows. Unknown (the
@@ -277,8 +281,7 @@ class basic_walker {
     const bool a6 = gen_ == generation::a6xx || gen_ == generation::a7xx;
     const std::array<std::uint64_t, 2>& special =
         a6 ? detail::walk_special_a6 : detail::walk_special_a5;
-    // The counts in registers, stored back before each call out (a sink
-    // sees the walk's counts as they were) and at the end.
+    // The counts in registers, stored back when the loop stops (stats()).
     std::size_t pos = f.pos;
     std::uint64_t dwords = stats_.dwords, packets = stats_.packets, padding = stats_.padding_dwords;
     std::uint64_t skipped = 0;
