@@ -124,6 +124,30 @@ TEST(AdrenoFlat, GzipIndexReadPastACutStreamFailsWithItsOffset) {
   EXPECT_EQ(ok.error_value().code, hwpc::errc::truncated);
   EXPECT_EQ(ok.error_value().offset, z.size());
 }
+
+// A read that ends where a member ends leaves the inflater there, past the
+// member's trailer; when the trailer is cut short that is past the input. A
+// read further on continues from there: it fails at the input's end, and
+// hands zlib no input beyond it.
+TEST(AdrenoFlat, GzipIndexReadAfterACutTrailerFailsAtTheEnd) {
+  const bytes data = mixed(200000, 4);
+  bytes z = gzip_members(data);
+  z.resize(z.size() - 5);  // 3 bytes of the 8-byte trailer left
+  a::gzip_index index(hwpc::byte_span(z), 16 << 10, 16);
+  auto all = index_all(z, index);
+  ASSERT_FALSE(all);
+  EXPECT_EQ(all.error_value().code, hwpc::errc::truncated);
+  std::vector<std::byte> got(4096);
+  const std::size_t last = data.size() - got.size();
+  ASSERT_TRUE(index.read(last, got.size(), got.data()));
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), data.begin() + static_cast<std::ptrdiff_t>(last)));
+  for (int again = 0; again < 2; ++again) {
+    auto ok = index.read(data.size(), 1, got.data());
+    ASSERT_FALSE(ok);
+    EXPECT_EQ(ok.error_value().code, hwpc::errc::truncated);
+    EXPECT_EQ(ok.error_value().offset, z.size());
+  }
+}
 #endif
 
 // What a walk gives: every packet's offset, address, depth and header, the
