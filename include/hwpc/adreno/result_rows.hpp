@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -236,14 +237,17 @@ class result_rows final : public rd::capture_sink {
     r.report = report;
     r.offset = s.section ? *s.section : map(ev.offset);
     r.begin = r.end = last_ticks_;
+    std::uint32_t* reason = nullptr;  // where the store's id of r.reason is kept
     switch (ev.op) {
       case query_op::occlusion_end:
         if (s.v[1]) set_cell(col_samples_passed, *s.v[1]);
         r.reason = "occlusion";
+        reason = &literal_ids_[0];
         break;
       case query_op::timestamp:
         if (ev.role == timestamp_role::end) {
           r.reason = "time-elapsed";
+          reason = &literal_ids_[1];
           if (s.v[0] && s.v[2]) {
             r.begin = *s.v[0];
             r.end = *s.v[2];
@@ -256,20 +260,28 @@ class result_rows final : public rd::capture_sink {
           }
         } else {
           r.reason = "timestamp";
+          reason = &literal_ids_[2];
           stamp(r, s);
         }
         break;
       case query_op::always_on_sample:
         r.reason = "always-on";
+        reason = &literal_ids_[3];
         stamp(r, s);
         break;
       default: {  // counter_sample
-        r.reason = counter != nullptr ? counters_.reason(*counter, ev.countable) : "counter";
+        if (counter != nullptr) {
+          r.reason = counters_.reason(*counter, ev.countable);
+          reason = counters_.reason_id(*counter, ev.countable);
+        } else {
+          r.reason = "counter";
+          reason = &literal_ids_[4];
+        }
         if (counter != nullptr && s.v[0] && counter->column) set_cell(*counter->column, *s.v[0]);
         break;
       }
     }
-    emit(r);
+    emit(r, reason);
   }
 
   void set_cell(std::size_t j, std::uint64_t v) {
@@ -282,10 +294,20 @@ class result_rows final : public rd::capture_sink {
     for (const std::size_t j : set_) cells_[j] = cell::none();
     set_.clear();
   }
-  void emit(row& r) {
+  // `reason`: where the store's id of r.reason is kept once known (0: not
+  // yet, else the id + 1); null: the text is looked up (a reason made for
+  // this row alone).
+  void emit(row& r, std::uint32_t* reason) {
     r.metrics = cells_;
     if (store_ != nullptr) {
-      if (!store_->add_row(r, cells_, set_)) store_ = nullptr;  // past the budget
+      std::uint32_t id = 0;
+      if (reason == nullptr) {
+        id = store_->reason_of(r.reason);
+      } else {
+        if (*reason == 0) *reason = store_->reason_of(r.reason) + 1;
+        id = *reason - 1;
+      }
+      if (!store_->add_row(r, id, cells_, set_)) store_ = nullptr;  // past the budget
       return;
     }
     if (totals_ != nullptr) {
@@ -326,7 +348,10 @@ class result_rows final : public rd::capture_sink {
   std::vector<cell> cells_;
   std::vector<std::size_t> set_;  // the cells the current row set
   std::vector<counter_key> sampled_;
-  std::string reason_;
+  // The store's ids (+ 1, 0: not asked yet) of the literal reasons:
+  // occlusion, time-elapsed, timestamp, always-on, counter.
+  std::array<std::uint32_t, 5> literal_ids_{};
+  std::vector<std::uint32_t> reason6_ids_;  // by result6::reason_key, the same
   std::uint64_t last_ticks_ = 0;
   accounting acc_;
   std::size_t issues_ = 0;
@@ -372,7 +397,9 @@ class result_rows final : public rd::capture_sink {
       ++acc_.stretch_starts;
       return;
     }
-    for (const counter_key& key : res.columns) (void)column6(key, true);
+    // Each column resolved once: noted as sampled, and its cell's column.
+    cols6_.clear();
+    for (const counter_key& key : res.columns) cols6_.push_back(column6(key));
     ++acc_.intervals;
     if (!rows()) return;
     clear_cells();
@@ -383,24 +410,30 @@ class result_rows final : public rd::capture_sink {
       r.begin = *res.begin;
       r.end = last_ticks_ = *res.end;
     }
-    for (const auto& [key, v] : res.values) {
-      if (const auto col = column6(key, false)) set_cell(*col, v);
+    if (res.fixed) set_cell(res.fixed->first, res.fixed->second);
+    for (const auto& [i, v] : res.values) {
+      if (cols6_[i]) set_cell(*cols6_[i], v);
     }
     r.reason = res.reason;  // res6_ is kept until the next event
     r.offset = res.section ? *res.section : map(e.offset);
-    emit(r);
+    std::uint32_t* reason = nullptr;
+    if (res.reason_key != 0) {
+      if (reason6_ids_.size() <= res.reason_key) reason6_ids_.resize(res.reason_key + 1, 0);
+      reason = &reason6_ids_[res.reason_key];
+    }
+    emit(r, reason);
   }
 
-  // The column of an A6XX/A7XX key (none when the schema lacks it);
-  // `sampled`: the key is one of a row's columns, noted in sampled_ on its
-  // first use (row_counters.hpp).
-  std::optional<std::size_t> column6(const counter_key& k, bool sampled) {
+  // The column of an A6XX/A7XX key, one of a row's columns (none when the
+  // schema lacks it), noted in sampled_ on its first use (row_counters.hpp).
+  std::optional<std::size_t> column6(const counter_key& k) {
     if (k.group != nullptr) {
       return counters_.of(k.group, k.counter, columns(), sampled_, provisional()).column;
     }
-    return named_.of(k, sampled, columns(), sampled_, provisional());
+    return named_.of(k, true, columns(), sampled_, provisional());
   }
   named_columns named_;
+  std::vector<std::optional<std::size_t>> cols6_;  // of res6_.columns
   result6 res6_;  // filled by rows6_ event after event (its storage reused)
 };
 

@@ -48,6 +48,10 @@ class counter_reads {
     std::optional<std::size_t> column;  // none when the schema lacks it (or there is none)
     std::string name;                   // the reason when no countable was selected
     std::vector<std::string> reasons;   // by countable; empty: not made yet
+    // What a consumer keeps per reason (row_store.hpp's id + 1; 0: none
+    // yet): for `name`, and by countable beside `reasons`.
+    std::uint32_t name_id = 0;
+    std::vector<std::uint32_t> reason_ids;
   };
 
   // The entry of counter `c` of `g`, made on first use: its column found in
@@ -102,6 +106,14 @@ class counter_reads {
     std::string& r = e.reasons[*countable];
     if (r.empty()) r = countable_name(*e.key.group, *countable);
     return r;
+  }
+  // Where the consumer's id of that reason is kept (entry::reason_ids);
+  // null for a countable whose text is not kept.
+  std::uint32_t* reason_id(entry& e, std::optional<std::uint32_t> countable) {
+    if (!countable) return &e.name_id;
+    if (*countable >= kept_countables) return nullptr;
+    if (e.reason_ids.size() <= *countable) e.reason_ids.resize(*countable + 1, 0);
+    return &e.reason_ids[*countable];
   }
 
  private:
