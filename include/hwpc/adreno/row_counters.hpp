@@ -69,7 +69,7 @@ class counter_reads {
     std::size_t slot = 0;
     if (indexed) {
       slot = static_cast<std::size_t>(g - groups.data()) * indexed_counters + c;
-      if (slot < entry_of_.size() && entry_of_[slot] != 0) return entries_[entry_of_[slot] - 1];
+      if (slot < entry_of_.size() && entry_of_[slot] != nullptr) return *entry_of_[slot];
     } else {
       for (entry& e : entries_) {
         if (e.key.group == g && e.key.counter == c) return e;
@@ -88,8 +88,8 @@ class counter_reads {
       sampled.push_back(e.key);
     }
     if (indexed) {
-      if (entry_of_.size() <= slot) entry_of_.resize(groups.size() * indexed_counters, 0);
-      entry_of_[slot] = entries_.size();
+      if (entry_of_.size() <= slot) entry_of_.resize(groups.size() * indexed_counters, nullptr);
+      entry_of_[slot] = &e;
     }
     return e;
   }
@@ -123,8 +123,10 @@ class counter_reads {
   // Counters per group the index covers (A5XX groups have at most 8).
   static constexpr std::uint32_t indexed_counters = 64;
 
-  std::deque<entry> entries_;          // a deque: entries stay put as more are made
-  std::vector<std::size_t> entry_of_;  // A5XX group * indexed_counters + counter: entry + 1
+  std::deque<entry> entries_;  // a deque: entries stay put as more are made
+  // A5XX group * indexed_counters + counter: its entry (a pointer: a deque's
+  // index costs a division per read).
+  std::vector<entry*> entry_of_;
   std::string reason_;
 };
 

@@ -91,39 +91,42 @@ class row_store {
               OnIssue&& on_issue) const {
     std::map<std::string, std::size_t> by_name;
     for (std::size_t j = 0; j < s.metrics.size(); ++j) by_name[s.metrics[j].name] = j;
-    // Provisional column -> the schema's (none: the schema has no such name).
-    std::vector<std::optional<std::size_t>> to(first_counter_column + columns_.names().size());
-    for (std::size_t j = 0; j < first_counter_column && j < s.metrics.size(); ++j) to[j] = j;
+    // Provisional column -> the schema's (`absent`: the schema has no such name).
+    constexpr std::uint32_t absent = ~std::uint32_t{0};
+    std::vector<std::uint32_t> to(first_counter_column + columns_.names().size(), absent);
+    for (std::size_t j = 0; j < first_counter_column && j < s.metrics.size(); ++j)
+      to[j] = static_cast<std::uint32_t>(j);
     for (std::size_t p = 0; p < columns_.names().size(); ++p) {
       const auto it = by_name.find(columns_.names()[p]);
-      if (it != by_name.end()) to[first_counter_column + p] = it->second;
+      if (it != by_name.end())
+        to[first_counter_column + p] = static_cast<std::uint32_t>(it->second);
     }
     std::vector<cell> cells(s.metrics.size());
-    std::vector<std::size_t> set;
-    std::size_t issue = 0, cell_at = 0;
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
+    std::vector<std::uint32_t> set;
+    std::size_t issue = 0, i = 0, cell_at = 0;
+    // Iterators, not indices: a deque's index costs a division.
+    auto c = cells_.begin();
+    for (auto k = rows_.begin(); k != rows_.end(); ++k, ++i) {
       for (; issue < issues_.size() && issues_[issue].before_row <= i; ++issue) {
         on_issue(issues_[issue].e, issues_[issue].note);
       }
-      for (const std::size_t j : set) cells[j] = cell::none();
+      for (const std::uint32_t j : set) cells[j] = cell::none();
       set.clear();
-      const stored_row& k = rows_[i];
-      for (; cell_at < k.cells_end; ++cell_at) {
-        const stored_cell& c = cells_[cell_at];
-        const std::optional<std::size_t> j = c.column < to.size() ? to[c.column] : std::nullopt;
-        if (!j) continue;
-        if (cells[*j].is_none()) set.push_back(*j);
-        cells[*j] = cell::u(c.value);
+      for (; cell_at < k->cells_end; ++cell_at, ++c) {
+        const std::uint32_t j = c->column < to.size() ? to[c->column] : absent;
+        if (j == absent) continue;
+        if (cells[j].is_none()) set.push_back(j);
+        cells[j] = cell::u(c->value);
       }
       row r;
-      r.report = k.report;
-      r.offset = k.offset;
-      r.begin = k.begin;
-      r.end = k.end;
-      r.reason = views_[k.reason];
+      r.report = k->report;
+      r.offset = k->offset;
+      r.begin = k->begin;
+      r.end = k->end;
+      r.reason = views_[k->reason];
       r.metrics = cells;
       if (totals != nullptr) {
-        for (const std::size_t j : set) totals->add_at(j, cells[j]);
+        for (const std::uint32_t j : set) totals->add_at(j, cells[j]);
       }
       on_row(static_cast<const row&>(r));
     }
