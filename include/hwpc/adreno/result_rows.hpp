@@ -91,14 +91,9 @@ class result_rows final : public rd::capture_sink {
     // push(p, f): an event released as it is recognised is read at once;
     // one still held is read now, while its submit's buffers are there.
     const packet& p = w.pkt;
-    const bool window =
-        rec_.window_packets() != 0 ||
-        (p.hdr.type == packet_type::type4 && p.hdr.id == reg::rb_sample_count_control) ||
-        (p.hdr.type == packet_type::type7 &&
-         (p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write));
     // Not `copy_ && window ? copies_.keep(p) : p`: that copies every packet.
     const auto on_event = [this](const query_event& ev) { handle(ev); };
-    if (copy_ && window) {
+    if (copy_ && window(p)) {
       rec_.push(copies_.keep(p), on_event);
     } else {
       rec_.push(p, on_event);
@@ -106,6 +101,23 @@ class result_rows final : public rd::capture_sink {
     if (!rec_.events().empty()) take_snapshots();  // nothing held (most packets): nothing to read
     set_interest(rec_.window_packets() == 0 ? &recogniser::interest : nullptr);
   }
+  // Whether the recogniser may look back at `p` after this call (its
+  // window), so that input read piece by piece keeps a copy. The type is
+  // tested before the id is read: a test of both at once loads them in one
+  // word just after the walker stored them apart, which the processor cannot
+  // forward from its stores (a stall per packet).
+  bool window(const packet& p) const noexcept {
+    if (rec_.window_packets() != 0) return true;
+    switch (p.hdr.type) {
+      case packet_type::type4:
+        return p.hdr.id == reg::rb_sample_count_control;
+      case packet_type::type7:
+        return p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write;
+      default:
+        return false;
+    }
+  }
+
   void on_issue(const error& e) override {
     ++issues_;
     report_issue(e, false);

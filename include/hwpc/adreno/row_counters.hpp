@@ -58,7 +58,8 @@ class counter_reads {
   // `columns` (the schema's, by name; null: none), or, with no schema yet,
   // given by `provisional` (by name, a new name its next column: row_store.hpp),
   // its key appended to `sampled` unless already there. A5XX groups (all the
-  // A5XX recogniser reports) are found by index; others by a search of the few entries.
+  // A5XX recogniser reports) are found by index; others by a search of the
+  // few seen, in a list of their keys (not of the entries, large and apart).
   entry& of(const counter_group* g, std::uint32_t c,
             const std::map<std::string, std::size_t>* columns, std::vector<counter_key>& sampled,
             provisional_columns* provisional = nullptr) {
@@ -71,8 +72,8 @@ class counter_reads {
       slot = static_cast<std::size_t>(g - groups.data()) * indexed_counters + c;
       if (slot < entry_of_.size() && entry_of_[slot] != nullptr) return *entry_of_[slot];
     } else {
-      for (entry& e : entries_) {
-        if (e.key.group == g && e.key.counter == c) return e;
+      for (const other& o : others_) {
+        if (o.group == g && o.counter == c) return *o.e;
       }
     }
     entry& e = entries_.emplace_back();
@@ -87,6 +88,7 @@ class counter_reads {
     if (std::find(sampled.begin(), sampled.end(), e.key) == sampled.end()) {
       sampled.push_back(e.key);
     }
+    if (!indexed) others_.push_back({g, c, &e});
     if (indexed) {
       if (entry_of_.size() <= slot) entry_of_.resize(groups.size() * indexed_counters, nullptr);
       entry_of_[slot] = &e;
@@ -127,6 +129,12 @@ class counter_reads {
   // A5XX group * indexed_counters + counter: its entry (a pointer: a deque's
   // index costs a division per read).
   std::vector<entry*> entry_of_;
+  struct other {
+    const counter_group* group;
+    std::uint32_t counter;
+    entry* e;
+  };
+  std::vector<other> others_;  // the entries of other groups' counters
   std::string reason_;
 };
 
