@@ -9,7 +9,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -18,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "hwpc/adreno/event_queue.hpp"
 #include "hwpc/adreno/hex_text.hpp"
 #include "hwpc/adreno/packet_copies.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
@@ -29,6 +29,7 @@
 #include "hwpc/adreno/row_columns.hpp"
 #include "hwpc/adreno/row_counters.hpp"
 #include "hwpc/adreno/row_store.hpp"
+#include "hwpc/adreno/row_values.hpp"
 #include "hwpc/adreno/rows6.hpp"
 #include "hwpc/adreno/walk.hpp"
 #include "hwpc/core/row.hpp"
@@ -146,13 +147,6 @@ class result_rows final : public rd::capture_sink {
   const std::vector<counter_key>& sampled() const noexcept { return sampled_; }
 
  private:
-  // Values read at the moment an event is recognised, from the submit that
-  // holds it (the address space changes at the next submit).
-  struct snapshot {
-    std::optional<std::uint64_t> v[3];
-    std::optional<std::size_t> section;  // the BUFFER_CONTENTS header holding the result
-  };
-
   void report_issue(const error& e, bool note) {
     if (!on_issue_) return;
     error m = e;
@@ -164,45 +158,8 @@ class result_rows final : public rd::capture_sink {
     return hex_ != nullptr ? hex_->text_offset(o, text_size_) : o;
   }
 
-  // Reads `n` (4 or 8) bytes at `addr`; none when no dump holds them all.
-  std::optional<std::uint64_t> read(std::uint64_t addr, std::size_t n,
-                                    std::optional<std::size_t>* section = nullptr) const {
-    if (space_ == nullptr) return std::nullopt;
-    auto loc = space_->find(addr, n);
-    if (!loc || loc->bytes.size() < n) return std::nullopt;
-    // The payload of a section follows its 8-byte header (type, size).
-    if (section != nullptr) *section = loc->buffer_offset - 8;
-    return n == 8 ? load_le64(loc->bytes.data()) : std::uint64_t{load_le32(loc->bytes.data())};
-  }
-
-  snapshot take(const query_event& ev) const {
-    snapshot s;
-    switch (ev.op) {
-      case query_op::occlusion_end:
-        s.v[0] = read(ev.slot + occlusion_slot::start_offset, 8);
-        s.v[1] = read(ev.slot + occlusion_slot::result_offset, 8, &s.section);
-        s.v[2] = read(ev.slot + occlusion_slot::stop_offset, 8);
-        break;
-      case query_op::timestamp:
-        if (ev.role == timestamp_role::end && ev.slot_size == time_elapsed_slot24::size) {
-          s.v[0] = read(ev.slot + time_elapsed_slot24::start_offset, 8);
-          s.v[1] = read(ev.slot + time_elapsed_slot24::result_offset, 8, &s.section);
-          s.v[2] = read(ev.slot + time_elapsed_slot24::stop_offset, 8);
-        } else if (ev.role == timestamp_role::end) {
-          s.v[0] = read(ev.slot + time_elapsed_slot::start_offset, 8);
-          s.v[2] = read(ev.slot + time_elapsed_slot::stop_offset, 8, &s.section);
-        } else {
-          s.v[0] = read(ev.address, 8, &s.section);
-        }
-        break;
-      case query_op::counter_sample:
-      case query_op::always_on_sample:
-        s.v[0] = read(ev.address, ev.sample_dwords == 2 ? 8 : 4, &s.section);
-        break;
-      default:
-        break;
-    }
-    return s;
+  value_snapshot take(const query_event& ev) const {
+    return take_values(ev, memory_reader{space_});
   }
 
   // `snaps_` holds one snapshot per event the recogniser holds, oldest
@@ -210,14 +167,14 @@ class result_rows final : public rd::capture_sink {
   // Without a schema no value is read (only which counters are sampled).
   void take_snapshots() {
     for (std::size_t i = snaps_.size(); i < rec_.events().size(); ++i) {
-      snaps_.push_back(rows() ? take(rec_.events()[i]) : snapshot{});
+      snaps_.push_back(rows() ? take(rec_.events()[i]) : value_snapshot{});
     }
   }
 
   void handle(const query_event& ev) {
     // Events leave in order: those held before this packet (snapshots
     // taken) first, then those recognised now, read now.
-    snapshot s;
+    value_snapshot s;
     if (!snaps_.empty()) {
       s = snaps_.front();
       snaps_.pop_front();
@@ -283,8 +240,10 @@ class result_rows final : public rd::capture_sink {
         break;
       default: {  // counter_sample
         if (counter != nullptr) {
-          r.reason = counters_.reason(*counter, ev.countable);
           reason = counters_.reason_id(*counter, ev.countable);
+          // A reason the store knows already by id needs no text.
+          if (store_ == nullptr || reason == nullptr || *reason == 0)
+            r.reason = counters_.reason(*counter, ev.countable);
         } else {
           r.reason = "counter";
           reason = &literal_ids_[4];
@@ -328,7 +287,7 @@ class result_rows final : public rd::capture_sink {
     if (on_row_) on_row_(r);
   }
 
-  void stamp(row& r, const snapshot& s) {
+  void stamp(row& r, const value_snapshot& s) {
     if (!s.v[0]) return;
     r.begin = r.end = last_ticks_ = *s.v[0];
     set_cell(col_gpu_time, ticks_to_ns(*s.v[0]));
@@ -352,7 +311,9 @@ class result_rows final : public rd::capture_sink {
   const rd::address_space* space_ = nullptr;
   result_totals* totals_ = nullptr;
   recogniser rec_{std::size_t{1} << 16};
-  std::deque<snapshot> snaps_;  // one per event held by rec_, in order
+  // One per event held by rec_, in order; a ring (a deque allocated and
+  // freed a block every few events).
+  event_queue<value_snapshot> snaps_;
   bool copy_ = false;
   packet_copies copies_;
   std::map<std::string, std::size_t> column_of_;  // looked up once per counter
@@ -386,12 +347,7 @@ class result_rows final : public rd::capture_sink {
   // is read (what an event is does not depend on them).
   void handle6(const query6_event& e) {
     if (rows()) {
-      rows6_.take(
-          e,
-          [this](std::uint64_t a, std::size_t n, std::optional<std::size_t>* section) {
-            return read(a, n, section);
-          },
-          res6_);
+      rows6_.take(e, memory_reader{space_}, res6_);
     } else {
       rows6_.take(
           e,
