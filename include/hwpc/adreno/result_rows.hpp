@@ -102,23 +102,6 @@ class result_rows final : public rd::capture_sink {
     if (!rec_.events().empty()) take_snapshots();  // nothing held (most packets): nothing to read
     set_interest(rec_.window_packets() == 0 ? &recogniser::interest : nullptr);
   }
-  // Whether the recogniser may look back at `p` after this call (its
-  // window), so that input read piece by piece keeps a copy. The type is
-  // tested before the id is read: a test of both at once loads them in one
-  // word just after the walker stored them apart, which the processor cannot
-  // forward from its stores (a stall per packet).
-  bool window(const packet& p) const noexcept {
-    if (rec_.window_packets() != 0) return true;
-    switch (p.hdr.type) {
-      case packet_type::type4:
-        return p.hdr.id == reg::rb_sample_count_control;
-      case packet_type::type7:
-        return p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write;
-      default:
-        return false;
-    }
-  }
-
   void on_issue(const error& e) override {
     ++issues_;
     report_issue(e, false);
@@ -147,6 +130,23 @@ class result_rows final : public rd::capture_sink {
   const std::vector<counter_key>& sampled() const noexcept { return sampled_; }
 
  private:
+  // Whether the recogniser may look back at `p` after this call (its
+  // window), so that input read piece by piece keeps a copy. The type is
+  // tested before the id is read: a test of both at once loads them in one
+  // word just after the walker stored them apart, which the processor cannot
+  // forward from its stores (a stall per packet).
+  bool window(const packet& p) const noexcept {
+    if (rec_.window_packets() != 0) return true;
+    switch (p.hdr.type) {
+      case packet_type::type4:
+        return p.hdr.id == reg::rb_sample_count_control;
+      case packet_type::type7:
+        return p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write;
+      default:
+        return false;
+    }
+  }
+
   void report_issue(const error& e, bool note) {
     if (!on_issue_) return;
     error m = e;
