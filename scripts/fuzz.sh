@@ -17,7 +17,7 @@ shift || true
 build=${HWPC_FUZZ_BUILD_DIR:-build-fuzz}
 targets=(raw_reports oa_ring i915_stream recording xe_recording formula metric_xml mali_sample
   adreno xe_stream mali_kinstr mali_capture adreno_rd adreno_walk adreno_drawstate writers
-  accounting time)
+  accounting time adreno_gzip_index)
 [ $# -gt 0 ] && targets=("$@")
 
 CXX=${FUZZ_CXX:-clang++} cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -124,6 +124,30 @@ TEST(AdrenoFlat, GzipIndexReadPastACutStreamFailsWithItsOffset) {
   EXPECT_EQ(ok.error_value().code, hwpc::errc::truncated);
   EXPECT_EQ(ok.error_value().offset, z.size());
 }
+
+// A read that ends where a member ends leaves the inflater there, past the
+// member's trailer; when the trailer is cut short that is past the input. A
+// read further on continues from there: it fails at the input's end, and
+// hands zlib no input beyond it.
+TEST(AdrenoFlat, GzipIndexReadAfterACutTrailerFailsAtTheEnd) {
+  const bytes data = mixed(200000, 4);
+  bytes z = gzip_members(data);
+  z.resize(z.size() - 5);  // 3 bytes of the 8-byte trailer left
+  a::gzip_index index(hwpc::byte_span(z), 16 << 10, 16);
+  auto all = index_all(z, index);
+  ASSERT_FALSE(all);
+  EXPECT_EQ(all.error_value().code, hwpc::errc::truncated);
+  std::vector<std::byte> got(4096);
+  const std::size_t last = data.size() - got.size();
+  ASSERT_TRUE(index.read(last, got.size(), got.data()));
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), data.begin() + static_cast<std::ptrdiff_t>(last)));
+  for (int again = 0; again < 2; ++again) {
+    auto ok = index.read(data.size(), 1, got.data());
+    ASSERT_FALSE(ok);
+    EXPECT_EQ(ok.error_value().code, hwpc::errc::truncated);
+    EXPECT_EQ(ok.error_value().offset, z.size());
+  }
+}
 #endif
 
 // What a walk gives: every packet's offset, address, depth and header, the
@@ -329,6 +353,97 @@ TEST(AdrenoFlat, AFileReadAgainGivesTheWalkAndAFailedReadEndsIt) {
   EXPECT_NE(std::find(t.lines.begin(), t.lines.end(),
                       "issue " + std::to_string(r.fetch_error()->offset) + " cannot read it again"),
             t.lines.end());
+}
+
+// libwrap rounds a section's size up to whole dwords and zero-fills
+// (FACTS-live 6.1): a 10-byte buffer arrives as 12 bytes. Zero fill is the
+// padding, and the buffer is the RD_GPUADDR's 10 bytes; any other byte there
+// is not, and the sizes disagree: an issue at the RD_BUFFER_CONTENTS header.
+// The check reads the payload's last bytes, which a reader that does not hold
+// the buffer keeps aside as they stream past: the same issue at the same
+// offset whether the buffer is held, viewed or read again, whatever the
+// pieces the stream comes in.
+TEST(AdrenoFlat, LibwrapPaddingIsCheckedOnBuffersNotHeld) {
+  for (const bool dirty : {false, true}) {
+    SCOPED_TRACE(dirty ? "padding not zero" : "zero padding");
+    bytes file;
+    const auto u32 = [&file](std::uint32_t v) {
+      for (int i = 0; i < 4; ++i) file.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xff));
+    };
+    const std::uint32_t marker = 0xffffffff, wfi = 0x70268000;  // CP_WAIT_FOR_IDLE, no payload
+    u32(marker), u32(marker);                                   // 0
+    u32(13), u32(4), u32(630);                                  // 8: RD_GPU_ID, A630
+    u32(marker), u32(marker);                                   // 20
+    u32(3), u32(12);                                            // 28: RD_GPUADDR {lo, size, hi}
+    u32(0x10000), u32(10), u32(0);
+    u32(marker), u32(marker);  // 48
+    u32(12), u32(12);          // 56: RD_BUFFER_CONTENTS, 12 bytes for 10
+    u32(wfi), u32(wfi);        // 64, 68
+    for (const std::uint8_t b : {0x00, 0x00, 0x00, dirty ? 0x5a : 0x00}) {
+      file.push_back(std::byte{b});  // 72: the buffer's last 2 bytes, then libwrap's 2
+    }
+    u32(marker), u32(marker);  // 76
+    u32(6), u32(12);           // 84: RD_CMDSTREAM_ADDR, 2 dwords at 0x10000
+    u32(0x10000), u32(2), u32(0);
+    ASSERT_EQ(file.size(), 104u);
+
+    const std::string issue =
+        "issue 56 RD_BUFFER_CONTENTS has 12 bytes, its RD_GPUADDR says 10; the bytes present "
+        "are used";
+    const auto check = [&](const std::vector<std::string>& lines, const char* how) {
+      SCOPED_TRACE(how);
+      std::vector<std::string> issues, packets;
+      for (const std::string& l : lines) {
+        if (l.rfind("issue ", 0) == 0) issues.push_back(l);
+        if (l.rfind("6", 0) == 0) packets.push_back(l.substr(0, l.find(' ')));
+      }
+      EXPECT_EQ(packets, (std::vector<std::string>{"64", "68"}));
+      if (dirty) {
+        EXPECT_EQ(issues, std::vector<std::string>{issue});
+      } else {
+        EXPECT_TRUE(issues.empty()) << issues.front();
+      }
+    };
+    std::string fig;
+    const auto whole = whole_walk(file, &fig);
+    check(whole, "held: the whole capture");
+
+    // Fed in pieces of every size up to the whole: held copies, and read
+    // again by offset with nothing held.
+    struct from_memory final : a::rd::range_source {
+      explicit from_memory(const bytes& b) : all(b) {}
+      hwpc::result<void> read(std::size_t offset, std::size_t n, std::byte* out) override {
+        std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(offset), n, out);
+        return {};
+      }
+      const bytes& all;
+    } again(file);
+    for (std::size_t piece = 1; piece <= file.size(); ++piece) {
+      SCOPED_TRACE("pieces of " + std::to_string(piece));
+      for (const bool held : {true, false}) {
+        trace t;
+        a::rd::stream_reader r(t);
+        if (!held) r.set_source(&again, 0, 0);
+        for (std::size_t at = 0; at < file.size(); at += piece) {
+          ASSERT_TRUE(r.feed(
+              hwpc::byte_span(file).subspan(at, std::min<std::size_t>(piece, file.size() - at))));
+        }
+        (void)r.finish();
+        EXPECT_EQ(r.fetches(), held ? 0u : 1u);
+        check(t.lines, held ? "held copies" : "read again");
+        EXPECT_EQ(t.lines, whole);
+        EXPECT_EQ(figures(r.walk()), fig);
+      }
+    }
+#ifdef HWPC_HAVE_ZLIB
+    // gzip, the buffer inflated again from the index.
+    trace t;
+    a::rd::stream_reader r(t);
+    EXPECT_EQ(stream_unheld(gzip_members(file), t, r), 1u);
+    check(t.lines, "inflated again");
+    EXPECT_EQ(t.lines, whole);
+#endif
+  }
 }
 
 // The rows and the listing of a 64 MiB capture whose every submit holds a

@@ -22,6 +22,7 @@
 #include "../adreno_rd_writer.hpp"
 #include "../adreno_seed.hpp"
 #include "hwpc/adreno/emulate.hpp"
+#include "hwpc/adreno/emulate6.hpp"
 #include "hwpc/adreno/emulate_frames.hpp"
 #include "hwpc/emu.hpp"
 #include "hwpc/intel/formats.hpp"
@@ -321,6 +322,38 @@ bytes from_bytes(const std::vector<std::byte>& v) {
   return b;
 }
 
+// gzip_index seeds: [flags, spacing, points, level, damage at (4), damage
+// xor, piece, hold, reads, (offset (4), length (2)) x reads] then the payload
+// (fuzz_adreno_gzip_index.cpp): .rd captures deflated by the target (flags
+// bit 0 clear; damaged, cut, and read again from a file), and one already a
+// gzip stream of stored blocks (bit 0).
+void adreno_gzip_index(const std::vector<std::byte>& submits) {
+  hwpc::adreno::emulate_options o;
+  o.rounds = 3;
+  const std::vector<std::byte> a5 = hwpc::adreno::emulate_a5xx(o).file;
+  o.libwrap = true;
+  const std::vector<std::byte> a7 = hwpc::adreno::emulate_a6xx_a7xx(o, true).file;
+  const auto seed = [](std::uint8_t flags, std::uint8_t level, std::uint32_t damage_at,
+                       std::uint8_t hold, const std::vector<std::byte>& payload) {
+    bytes b{flags, 4, 3, level};
+    append32(b, damage_at);
+    b.insert(b.end(), {0x40, 3, hold, 3});
+    for (std::uint32_t off : {0u, 100u, 5000u}) {
+      append32(b, off);
+      b.insert(b.end(), {0x00, 0x02});
+    }
+    append(b, payload);
+    return b;
+  };
+  put("adreno_gzip_index", "submits", seed(0, 6, 0, 1, submits));
+  put("adreno_gzip_index", "submits_damaged", seed(2, 6, 200, 1, submits));
+  put("adreno_gzip_index", "submits_cut", seed(4, 1, 300, 1, submits));
+  put("adreno_gzip_index", "a5xx_members", seed(8, 6 + 64 * 2, 0, 0, a5));
+  put("adreno_gzip_index", "a7xx_libwrap", seed(8, 9 + 10 * 3, 0, 2, a7));
+  put("adreno_gzip_index", "a7xx_huffman", seed(0, 6 + 10 * 2 + 64, 0, 1, a7));
+  put("adreno_gzip_index", "stored", seed(1, 0, 0, 1, adreno_gz::gzip_stored(submits)));
+}
+
 // Adreno .rd captures: [mode] then the file. A submit whose command stream
 // calls an IB holding the seed's query sequences (plus a chain and padding),
 // in plain, gzip and hex-text form.
@@ -363,6 +396,7 @@ void adreno_captures() {
   }
   text += "\n";
   put_text("adreno_rd", "seed.txt", text);
+  adreno_gzip_index(w.bytes);
 }
 
 // Address spaces for adreno_walk: [options, buffers, (where, len/4, len%4,

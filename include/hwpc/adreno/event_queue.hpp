@@ -69,6 +69,8 @@ class event_queue {
   }
   void push_back(T&& v) { emplace_back() = std::move(v); }
   void push_back(const T& v) { emplace_back() = v; }
+  // Forgets every element (the buffer is kept).
+  void clear() noexcept { head_ = size_ = 0; }
   void pop_front() noexcept {
     head_ = (head_ + 1) & mask_;
     --size_;

@@ -35,6 +35,43 @@ inline constexpr bool have_gzip =
 #endif
 
 #ifdef HWPC_HAVE_ZLIB
+namespace detail {
+
+// One inflate() call: the feeding step gunzip_to, gunzip_stream and
+// gzip_index (gzip_index.hpp) share around their own state (a one-pass sink,
+// a resumable stream, a read from an access point). Input from the start of
+// `in`, output into `out`, at most `room` bytes; zlib counts both in uInt, so
+// each is cut to 1 GiB. `used` and `got` are the bytes taken and given.
+struct inflate_step {
+  int rc;
+  std::size_t used, got;
+};
+inline inflate_step inflate_some(z_stream& zs, byte_span in, std::byte* out, std::size_t room,
+                                 int flush) noexcept {
+  constexpr std::size_t most = std::size_t{1} << 30;
+  zs.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(in.data()));
+  zs.avail_in = static_cast<uInt>(std::min(in.size(), most));
+  zs.next_out = reinterpret_cast<Bytef*>(out);
+  zs.avail_out = static_cast<uInt>(std::min(room, most));
+  const uInt given_in = zs.avail_in, given_out = zs.avail_out;
+  const int rc = inflate(&zs, flush);
+  return {rc, std::size_t{given_in - zs.avail_in}, std::size_t{given_out - zs.avail_out}};
+}
+
+// The error an inflate() code is, at `at` in the compressed input: corrupt
+// data (in zlib's words) or no memory. None for the others: whether
+// Z_BUF_ERROR is a cut stream only the caller knows.
+inline std::optional<error> inflate_error(const z_stream& zs, int rc, std::size_t at) {
+  if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
+    return make_error(errc::inconsistent, at,
+                      std::string("corrupt gzip data: ") + (zs.msg ? zs.msg : "zlib data error"));
+  }
+  if (rc == Z_MEM_ERROR) return make_error(errc::io, at, "zlib ran out of memory");
+  return std::nullopt;
+}
+
+}  // namespace detail
+
 // Decompresses every gzip member of `in` (concatenated members are one
 // stream, as gunzip treats them), handing the output to `sink` a piece of at
 // most 1 MiB at a time (`sink(byte_span)` returns false to stop: an `io`
@@ -62,16 +99,9 @@ result<std::size_t> gunzip_to(byte_span in, Sink&& sink,
       return fail(errc::oversized, consumed,
                   "gzip data expands past " + std::to_string(max_out) + " bytes");
     }
-    const std::size_t room = std::min(piece, max_out - total);
-    zs.next_out = reinterpret_cast<Bytef*>(buf.data());
-    zs.avail_out = static_cast<uInt>(room);
-    const std::size_t left = in.size() - consumed;
-    zs.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(in.data() + consumed));
-    zs.avail_in = static_cast<uInt>(std::min<std::size_t>(left, std::size_t{1} << 30));
-    const uInt given = zs.avail_in;
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    consumed += given - zs.avail_in;
-    const std::size_t got = room - zs.avail_out;
+    const auto [rc, used, got] = detail::inflate_some(zs, in.subspan(consumed), buf.data(),
+                                                      std::min(piece, max_out - total), Z_NO_FLUSH);
+    consumed += used;
     total += got;
     if (got != 0 && !sink(byte_span(buf.data(), got))) {
       return fail(errc::io, consumed, "cannot keep the decompressed data");
@@ -84,11 +114,10 @@ result<std::size_t> gunzip_to(byte_span in, Sink&& sink,
       inflateReset(&zs);
       continue;
     }
-    if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
-      return fail(errc::inconsistent, consumed,
-                  std::string("corrupt gzip data: ") + (zs.msg ? zs.msg : "zlib data error"));
+    if (auto e = detail::inflate_error(zs, rc, consumed)) {
+      inflateEnd(&zs);
+      return *e;
     }
-    if (rc == Z_MEM_ERROR) return fail(errc::io, consumed, "zlib ran out of memory");
     if (rc == Z_BUF_ERROR && consumed == in.size() && zs.avail_out != 0) {
       return fail(errc::truncated, in.size(), "gzip stream ends before its end marker");
     }
@@ -150,18 +179,12 @@ class gunzip_stream {
         return fail(errc::oversized, consumed_,
                     "gzip data expands past " + std::to_string(max_out_) + " bytes");
       }
-      const std::size_t room = std::min(buf_.size(), max_out_ - total_);
-      zs_.next_out = reinterpret_cast<Bytef*>(buf_.data());
-      zs_.avail_out = static_cast<uInt>(room);
-      const std::size_t left = in.size() - used;
-      zs_.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(in.data() + used));
-      zs_.avail_in = static_cast<uInt>(std::min<std::size_t>(left, std::size_t{1} << 30));
-      const uInt given = zs_.avail_in;
-      const int rc = inflate(&zs_, observer_ != nullptr ? Z_BLOCK : Z_NO_FLUSH);
-      used += given - zs_.avail_in;
-      consumed_ += given - zs_.avail_in;
-      if (given != zs_.avail_in) last_ = in[used - 1];
-      const std::size_t got = room - zs_.avail_out;
+      const auto [rc, took, got] = detail::inflate_some(
+          zs_, in.subspan(used), buf_.data(), std::min(buf_.size(), max_out_ - total_),
+          observer_ != nullptr ? Z_BLOCK : Z_NO_FLUSH);
+      used += took;
+      consumed_ += took;
+      if (took != 0) last_ = in[used - 1];
       total_ += got;
       // A full buffer may leave output inside zlib with no input left.
       pending_out_ = zs_.avail_out == 0 && rc == Z_OK;
@@ -177,11 +200,10 @@ class gunzip_stream {
         pending_out_ = false;
         continue;
       }
-      if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
-        return fail(errc::inconsistent, consumed_,
-                    std::string("corrupt gzip data: ") + (zs_.msg ? zs_.msg : "zlib data error"));
+      if (auto e = detail::inflate_error(zs_, rc, consumed_)) {
+        failed_ = std::move(*e);
+        return *failed_;
       }
-      if (rc == Z_MEM_ERROR) return fail(errc::io, consumed_, "zlib ran out of memory");
       if (rc == Z_BUF_ERROR) pending_out_ = false;  // needs more input
     }
     return {};

@@ -84,26 +84,20 @@ class gzip_index final : public inflate_observer {
       const std::size_t want_from = offset + copied;
       // Straight into `out` once the range is reached; through the scratch
       // buffer before it.
-      Bytef* dst;
+      std::byte* dst;
       std::size_t room;
       if (out_at_ == want_from) {
-        dst = reinterpret_cast<Bytef*>(out + copied);
+        dst = out + copied;
         room = n - copied;
       } else {
         scratch_.resize(std::size_t{1} << 16);
-        dst = reinterpret_cast<Bytef*>(scratch_.data());
+        dst = scratch_.data();
         room = std::min(scratch_.size(), want_from - out_at_);
       }
-      room = std::min<std::size_t>(room, std::size_t{1} << 30);
-      zs_.next_out = dst;
-      zs_.avail_out = static_cast<uInt>(room);
-      const std::size_t left = in_.size() - in_at_;
-      zs_.next_in = const_cast<Bytef*>(reinterpret_cast<const Bytef*>(in_.data() + in_at_));
-      zs_.avail_in = static_cast<uInt>(std::min<std::size_t>(left, std::size_t{1} << 30));
-      const uInt given = zs_.avail_in;
-      const int rc = inflate(&zs_, Z_NO_FLUSH);
-      in_at_ += given - zs_.avail_in;
-      const std::size_t got = room - zs_.avail_out;
+      // A member's end may leave in_at_ past a cut trailer: no input then.
+      const auto [rc, used, got] = detail::inflate_some(
+          zs_, in_.subspan(std::min(in_at_, in_.size())), dst, room, Z_NO_FLUSH);
+      in_at_ += used;
       out_at_ += got;
       inflated_ += got;
       if (out_at_ - got == want_from) copied += got;
@@ -121,11 +115,10 @@ class gzip_index final : public inflate_observer {
         }
         continue;
       }
-      if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
-        return fail(errc::inconsistent, in_at_,
-                    std::string("corrupt gzip data: ") + (zs_.msg ? zs_.msg : "zlib data error"));
+      if (auto e = detail::inflate_error(zs_, rc, in_at_)) {
+        end();
+        return *e;
       }
-      if (rc == Z_MEM_ERROR) return fail(errc::io, in_at_, "zlib ran out of memory");
       if (rc == Z_BUF_ERROR && got == 0) {
         return fail(errc::truncated, in_at_, "gzip stream ends before its end marker");
       }

@@ -6,9 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "hwpc/adreno/event_queue.hpp"
 #include "hwpc/adreno/hex_text.hpp"
 #include "hwpc/adreno/packet_copies.hpp"
 #include "hwpc/adreno/perfcounters.hpp"
@@ -28,6 +29,7 @@
 #include "hwpc/adreno/row_columns.hpp"
 #include "hwpc/adreno/row_counters.hpp"
 #include "hwpc/adreno/row_store.hpp"
+#include "hwpc/adreno/row_values.hpp"
 #include "hwpc/adreno/rows6.hpp"
 #include "hwpc/adreno/walk.hpp"
 #include "hwpc/core/row.hpp"
@@ -90,14 +92,9 @@ class result_rows final : public rd::capture_sink {
     // push(p, f): an event released as it is recognised is read at once;
     // one still held is read now, while its submit's buffers are there.
     const packet& p = w.pkt;
-    const bool window =
-        rec_.window_packets() != 0 ||
-        (p.hdr.type == packet_type::type4 && p.hdr.id == reg::rb_sample_count_control) ||
-        (p.hdr.type == packet_type::type7 &&
-         (p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write));
     // Not `copy_ && window ? copies_.keep(p) : p`: that copies every packet.
     const auto on_event = [this](const query_event& ev) { handle(ev); };
-    if (copy_ && window) {
+    if (copy_ && window(p)) {
       rec_.push(copies_.keep(p), on_event);
     } else {
       rec_.push(p, on_event);
@@ -133,12 +130,22 @@ class result_rows final : public rd::capture_sink {
   const std::vector<counter_key>& sampled() const noexcept { return sampled_; }
 
  private:
-  // Values read at the moment an event is recognised, from the submit that
-  // holds it (the address space changes at the next submit).
-  struct snapshot {
-    std::optional<std::uint64_t> v[3];
-    std::optional<std::size_t> section;  // the BUFFER_CONTENTS header holding the result
-  };
+  // Whether the recogniser may look back at `p` after this call (its
+  // window), so that input read piece by piece keeps a copy. The type is
+  // tested before the id is read: a test of both at once loads them in one
+  // word just after the walker stored them apart, which the processor cannot
+  // forward from its stores (a stall per packet).
+  bool window(const packet& p) const noexcept {
+    if (rec_.window_packets() != 0) return true;
+    switch (p.hdr.type) {
+      case packet_type::type4:
+        return p.hdr.id == reg::rb_sample_count_control;
+      case packet_type::type7:
+        return p.hdr.id == op::cp_mem_write || p.hdr.id == op::cp_event_write;
+      default:
+        return false;
+    }
+  }
 
   void report_issue(const error& e, bool note) {
     if (!on_issue_) return;
@@ -151,45 +158,8 @@ class result_rows final : public rd::capture_sink {
     return hex_ != nullptr ? hex_->text_offset(o, text_size_) : o;
   }
 
-  // Reads `n` (4 or 8) bytes at `addr`; none when no dump holds them all.
-  std::optional<std::uint64_t> read(std::uint64_t addr, std::size_t n,
-                                    std::optional<std::size_t>* section = nullptr) const {
-    if (space_ == nullptr) return std::nullopt;
-    auto loc = space_->find(addr, n);
-    if (!loc || loc->bytes.size() < n) return std::nullopt;
-    // The payload of a section follows its 8-byte header (type, size).
-    if (section != nullptr) *section = loc->buffer_offset - 8;
-    return n == 8 ? load_le64(loc->bytes.data()) : std::uint64_t{load_le32(loc->bytes.data())};
-  }
-
-  snapshot take(const query_event& ev) const {
-    snapshot s;
-    switch (ev.op) {
-      case query_op::occlusion_end:
-        s.v[0] = read(ev.slot + occlusion_slot::start_offset, 8);
-        s.v[1] = read(ev.slot + occlusion_slot::result_offset, 8, &s.section);
-        s.v[2] = read(ev.slot + occlusion_slot::stop_offset, 8);
-        break;
-      case query_op::timestamp:
-        if (ev.role == timestamp_role::end && ev.slot_size == time_elapsed_slot24::size) {
-          s.v[0] = read(ev.slot + time_elapsed_slot24::start_offset, 8);
-          s.v[1] = read(ev.slot + time_elapsed_slot24::result_offset, 8, &s.section);
-          s.v[2] = read(ev.slot + time_elapsed_slot24::stop_offset, 8);
-        } else if (ev.role == timestamp_role::end) {
-          s.v[0] = read(ev.slot + time_elapsed_slot::start_offset, 8);
-          s.v[2] = read(ev.slot + time_elapsed_slot::stop_offset, 8, &s.section);
-        } else {
-          s.v[0] = read(ev.address, 8, &s.section);
-        }
-        break;
-      case query_op::counter_sample:
-      case query_op::always_on_sample:
-        s.v[0] = read(ev.address, ev.sample_dwords == 2 ? 8 : 4, &s.section);
-        break;
-      default:
-        break;
-    }
-    return s;
+  value_snapshot take(const query_event& ev) const {
+    return take_values(ev, memory_reader{space_});
   }
 
   // `snaps_` holds one snapshot per event the recogniser holds, oldest
@@ -197,14 +167,14 @@ class result_rows final : public rd::capture_sink {
   // Without a schema no value is read (only which counters are sampled).
   void take_snapshots() {
     for (std::size_t i = snaps_.size(); i < rec_.events().size(); ++i) {
-      snaps_.push_back(rows() ? take(rec_.events()[i]) : snapshot{});
+      snaps_.push_back(rows() ? take(rec_.events()[i]) : value_snapshot{});
     }
   }
 
   void handle(const query_event& ev) {
     // Events leave in order: those held before this packet (snapshots
     // taken) first, then those recognised now, read now.
-    snapshot s;
+    value_snapshot s;
     if (!snaps_.empty()) {
       s = snaps_.front();
       snaps_.pop_front();
@@ -236,14 +206,17 @@ class result_rows final : public rd::capture_sink {
     r.report = report;
     r.offset = s.section ? *s.section : map(ev.offset);
     r.begin = r.end = last_ticks_;
+    std::uint32_t* reason = nullptr;  // where the store's id of r.reason is kept
     switch (ev.op) {
       case query_op::occlusion_end:
         if (s.v[1]) set_cell(col_samples_passed, *s.v[1]);
         r.reason = "occlusion";
+        reason = &literal_ids_[0];
         break;
       case query_op::timestamp:
         if (ev.role == timestamp_role::end) {
           r.reason = "time-elapsed";
+          reason = &literal_ids_[1];
           if (s.v[0] && s.v[2]) {
             r.begin = *s.v[0];
             r.end = *s.v[2];
@@ -256,20 +229,30 @@ class result_rows final : public rd::capture_sink {
           }
         } else {
           r.reason = "timestamp";
+          reason = &literal_ids_[2];
           stamp(r, s);
         }
         break;
       case query_op::always_on_sample:
         r.reason = "always-on";
+        reason = &literal_ids_[3];
         stamp(r, s);
         break;
       default: {  // counter_sample
-        r.reason = counter != nullptr ? counters_.reason(*counter, ev.countable) : "counter";
+        if (counter != nullptr) {
+          reason = counters_.reason_id(*counter, ev.countable);
+          // A reason the store knows already by id needs no text.
+          if (store_ == nullptr || reason == nullptr || *reason == 0)
+            r.reason = counters_.reason(*counter, ev.countable);
+        } else {
+          r.reason = "counter";
+          reason = &literal_ids_[4];
+        }
         if (counter != nullptr && s.v[0] && counter->column) set_cell(*counter->column, *s.v[0]);
         break;
       }
     }
-    emit(r);
+    emit(r, reason);
   }
 
   void set_cell(std::size_t j, std::uint64_t v) {
@@ -282,10 +265,20 @@ class result_rows final : public rd::capture_sink {
     for (const std::size_t j : set_) cells_[j] = cell::none();
     set_.clear();
   }
-  void emit(row& r) {
+  // `reason`: where the store's id of r.reason is kept once known (0: not
+  // yet, else the id + 1); null: the text is looked up (a reason made for
+  // this row alone).
+  void emit(row& r, std::uint32_t* reason) {
     r.metrics = cells_;
     if (store_ != nullptr) {
-      if (!store_->add_row(r, cells_, set_)) store_ = nullptr;  // past the budget
+      std::uint32_t id = 0;
+      if (reason == nullptr) {
+        id = store_->reason_of(r.reason);
+      } else {
+        if (*reason == 0) *reason = store_->reason_of(r.reason) + 1;
+        id = *reason - 1;
+      }
+      if (!store_->add_row(r, id, cells_, set_)) store_ = nullptr;  // past the budget
       return;
     }
     if (totals_ != nullptr) {
@@ -294,7 +287,7 @@ class result_rows final : public rd::capture_sink {
     if (on_row_) on_row_(r);
   }
 
-  void stamp(row& r, const snapshot& s) {
+  void stamp(row& r, const value_snapshot& s) {
     if (!s.v[0]) return;
     r.begin = r.end = last_ticks_ = *s.v[0];
     set_cell(col_gpu_time, ticks_to_ns(*s.v[0]));
@@ -318,7 +311,9 @@ class result_rows final : public rd::capture_sink {
   const rd::address_space* space_ = nullptr;
   result_totals* totals_ = nullptr;
   recogniser rec_{std::size_t{1} << 16};
-  std::deque<snapshot> snaps_;  // one per event held by rec_, in order
+  // One per event held by rec_, in order; a ring (a deque allocated and
+  // freed a block every few events).
+  event_queue<value_snapshot> snaps_;
   bool copy_ = false;
   packet_copies copies_;
   std::map<std::string, std::size_t> column_of_;  // looked up once per counter
@@ -326,7 +321,10 @@ class result_rows final : public rd::capture_sink {
   std::vector<cell> cells_;
   std::vector<std::size_t> set_;  // the cells the current row set
   std::vector<counter_key> sampled_;
-  std::string reason_;
+  // The store's ids (+ 1, 0: not asked yet) of the literal reasons:
+  // occlusion, time-elapsed, timestamp, always-on, counter.
+  std::array<std::uint32_t, 5> literal_ids_{};
+  std::vector<std::uint32_t> reason6_ids_;  // by result6::reason_key, the same
   std::uint64_t last_ticks_ = 0;
   accounting acc_;
   std::size_t issues_ = 0;
@@ -349,12 +347,7 @@ class result_rows final : public rd::capture_sink {
   // is read (what an event is does not depend on them).
   void handle6(const query6_event& e) {
     if (rows()) {
-      rows6_.take(
-          e,
-          [this](std::uint64_t a, std::size_t n, std::optional<std::size_t>* section) {
-            return read(a, n, section);
-          },
-          res6_);
+      rows6_.take(e, memory_reader{space_}, res6_);
     } else {
       rows6_.take(
           e,
@@ -372,7 +365,9 @@ class result_rows final : public rd::capture_sink {
       ++acc_.stretch_starts;
       return;
     }
-    for (const counter_key& key : res.columns) (void)column6(key, true);
+    // Each column resolved once: noted as sampled, and its cell's column.
+    cols6_.clear();
+    for (const counter_key& key : res.columns) cols6_.push_back(column6(key));
     ++acc_.intervals;
     if (!rows()) return;
     clear_cells();
@@ -383,24 +378,30 @@ class result_rows final : public rd::capture_sink {
       r.begin = *res.begin;
       r.end = last_ticks_ = *res.end;
     }
-    for (const auto& [key, v] : res.values) {
-      if (const auto col = column6(key, false)) set_cell(*col, v);
+    if (res.fixed) set_cell(res.fixed->first, res.fixed->second);
+    for (const auto& [i, v] : res.values) {
+      if (cols6_[i]) set_cell(*cols6_[i], v);
     }
     r.reason = res.reason;  // res6_ is kept until the next event
     r.offset = res.section ? *res.section : map(e.offset);
-    emit(r);
+    std::uint32_t* reason = nullptr;
+    if (res.reason_key != 0) {
+      if (reason6_ids_.size() <= res.reason_key) reason6_ids_.resize(res.reason_key + 1, 0);
+      reason = &reason6_ids_[res.reason_key];
+    }
+    emit(r, reason);
   }
 
-  // The column of an A6XX/A7XX key (none when the schema lacks it);
-  // `sampled`: the key is one of a row's columns, noted in sampled_ on its
-  // first use (row_counters.hpp).
-  std::optional<std::size_t> column6(const counter_key& k, bool sampled) {
+  // The column of an A6XX/A7XX key, one of a row's columns (none when the
+  // schema lacks it), noted in sampled_ on its first use (row_counters.hpp).
+  std::optional<std::size_t> column6(const counter_key& k) {
     if (k.group != nullptr) {
       return counters_.of(k.group, k.counter, columns(), sampled_, provisional()).column;
     }
-    return named_.of(k, sampled, columns(), sampled_, provisional());
+    return named_.of(k, true, columns(), sampled_, provisional());
   }
   named_columns named_;
+  std::vector<std::optional<std::size_t>> cols6_;  // of res6_.columns
   result6 res6_;  // filled by rows6_ event after event (its storage reused)
 };
 

@@ -48,13 +48,18 @@ class counter_reads {
     std::optional<std::size_t> column;  // none when the schema lacks it (or there is none)
     std::string name;                   // the reason when no countable was selected
     std::vector<std::string> reasons;   // by countable; empty: not made yet
+    // What a consumer keeps per reason (row_store.hpp's id + 1; 0: none
+    // yet): for `name`, and by countable beside `reasons`.
+    std::uint32_t name_id = 0;
+    std::vector<std::uint32_t> reason_ids;
   };
 
   // The entry of counter `c` of `g`, made on first use: its column found in
   // `columns` (the schema's, by name; null: none), or, with no schema yet,
   // given by `provisional` (by name, a new name its next column: row_store.hpp),
   // its key appended to `sampled` unless already there. A5XX groups (all the
-  // A5XX recogniser reports) are found by index; others by a search of the few entries.
+  // A5XX recogniser reports) are found by index; others by a search of the
+  // few seen, in a list of their keys (not of the entries, large and apart).
   entry& of(const counter_group* g, std::uint32_t c,
             const std::map<std::string, std::size_t>* columns, std::vector<counter_key>& sampled,
             provisional_columns* provisional = nullptr) {
@@ -65,10 +70,10 @@ class counter_reads {
     std::size_t slot = 0;
     if (indexed) {
       slot = static_cast<std::size_t>(g - groups.data()) * indexed_counters + c;
-      if (slot < entry_of_.size() && entry_of_[slot] != 0) return entries_[entry_of_[slot] - 1];
+      if (slot < entry_of_.size() && entry_of_[slot] != nullptr) return *entry_of_[slot];
     } else {
-      for (entry& e : entries_) {
-        if (e.key.group == g && e.key.counter == c) return e;
+      for (const other& o : others_) {
+        if (o.group == g && o.counter == c) return *o.e;
       }
     }
     entry& e = entries_.emplace_back();
@@ -83,9 +88,10 @@ class counter_reads {
     if (std::find(sampled.begin(), sampled.end(), e.key) == sampled.end()) {
       sampled.push_back(e.key);
     }
+    if (!indexed) others_.push_back({g, c, &e});
     if (indexed) {
-      if (entry_of_.size() <= slot) entry_of_.resize(groups.size() * indexed_counters, 0);
-      entry_of_[slot] = entries_.size();
+      if (entry_of_.size() <= slot) entry_of_.resize(groups.size() * indexed_counters, nullptr);
+      entry_of_[slot] = &e;
     }
     return e;
   }
@@ -103,6 +109,14 @@ class counter_reads {
     if (r.empty()) r = countable_name(*e.key.group, *countable);
     return r;
   }
+  // Where the consumer's id of that reason is kept (entry::reason_ids);
+  // null for a countable whose text is not kept.
+  std::uint32_t* reason_id(entry& e, std::optional<std::uint32_t> countable) {
+    if (!countable) return &e.name_id;
+    if (*countable >= kept_countables) return nullptr;
+    if (e.reason_ids.size() <= *countable) e.reason_ids.resize(*countable + 1, 0);
+    return &e.reason_ids[*countable];
+  }
 
  private:
   // Countables past this are not kept (the tables name fewer; a larger value
@@ -111,8 +125,16 @@ class counter_reads {
   // Counters per group the index covers (A5XX groups have at most 8).
   static constexpr std::uint32_t indexed_counters = 64;
 
-  std::deque<entry> entries_;          // a deque: entries stay put as more are made
-  std::vector<std::size_t> entry_of_;  // A5XX group * indexed_counters + counter: entry + 1
+  std::deque<entry> entries_;  // a deque: entries stay put as more are made
+  // A5XX group * indexed_counters + counter: its entry (a pointer: a deque's
+  // index costs a division per read).
+  std::vector<entry*> entry_of_;
+  struct other {
+    const counter_group* group;
+    std::uint32_t counter;
+    entry* e;
+  };
+  std::vector<other> others_;  // the entries of other groups' counters
   std::string reason_;
 };
 

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -45,16 +44,36 @@ class row_store {
   std::size_t rows() const noexcept { return rows_.size(); }
   std::size_t bytes() const noexcept { return bytes_; }
 
-  // Keeps row `r` and its cells `set` of `cells` (provisional columns);
-  // false when the budget is passed (and everything is dropped).
-  bool add_row(const row& r, std::span<const cell> cells, std::span<const std::size_t> set) {
+  // The id of reason text `r` among those kept, kept now if new. A producer
+  // asks once per distinct reason and hands the id with each row
+  // (result_rows.hpp): a text looked up per row cost more than the row.
+  std::uint32_t reason_of(std::string_view r) {
+    auto it = index_.find(r);
+    if (it == index_.end()) {
+      texts_.emplace_back(r);
+      views_.push_back(texts_.back());
+      extra_ += r.size() + sizeof(std::string) + 48;  // the text, its view and index entry
+      it = index_.emplace(texts_.back(), static_cast<std::uint32_t>(views_.size() - 1)).first;
+    }
+    return it->second;
+  }
+
+  // Keeps row `r`, its reason being text `reason` (reason_of; r.reason is
+  // not read), and its cells `set` of `cells` (provisional columns); false
+  // when the budget is passed (and everything is dropped).
+  bool add_row(const row& r, std::uint32_t reason, std::span<const cell> cells,
+               std::span<const std::size_t> set) {
     if (dropped_) return false;
     // Every cell a row sets is a count (cell::u).
     for (const std::size_t j : set)
       cells_.push_back({static_cast<std::uint32_t>(j), cells[j].bits});
-    rows_.push_back({r.report, r.offset, r.begin, r.end, reason_id(r.reason),
-                     static_cast<std::uint32_t>(cells_.size())});
+    rows_.push_back(
+        {r.report, r.offset, r.begin, r.end, reason, static_cast<std::uint32_t>(cells_.size())});
     return within_budget();
+  }
+  bool add_row(const row& r, std::span<const cell> cells, std::span<const std::size_t> set) {
+    if (dropped_) return false;
+    return add_row(r, reason_of(r.reason), cells, set);
   }
   // Keeps an issue (offset already as reported), in order with the rows.
   bool add_issue(const error& e, bool note) {
@@ -72,39 +91,42 @@ class row_store {
               OnIssue&& on_issue) const {
     std::map<std::string, std::size_t> by_name;
     for (std::size_t j = 0; j < s.metrics.size(); ++j) by_name[s.metrics[j].name] = j;
-    // Provisional column -> the schema's (none: the schema has no such name).
-    std::vector<std::optional<std::size_t>> to(first_counter_column + columns_.names().size());
-    for (std::size_t j = 0; j < first_counter_column && j < s.metrics.size(); ++j) to[j] = j;
+    // Provisional column -> the schema's (`absent`: the schema has no such name).
+    constexpr std::uint32_t absent = ~std::uint32_t{0};
+    std::vector<std::uint32_t> to(first_counter_column + columns_.names().size(), absent);
+    for (std::size_t j = 0; j < first_counter_column && j < s.metrics.size(); ++j)
+      to[j] = static_cast<std::uint32_t>(j);
     for (std::size_t p = 0; p < columns_.names().size(); ++p) {
       const auto it = by_name.find(columns_.names()[p]);
-      if (it != by_name.end()) to[first_counter_column + p] = it->second;
+      if (it != by_name.end())
+        to[first_counter_column + p] = static_cast<std::uint32_t>(it->second);
     }
     std::vector<cell> cells(s.metrics.size());
-    std::vector<std::size_t> set;
-    std::size_t issue = 0, cell_at = 0;
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
+    std::vector<std::uint32_t> set;
+    std::size_t issue = 0, i = 0, cell_at = 0;
+    // Iterators, not indices: a deque's index costs a division.
+    auto c = cells_.begin();
+    for (auto k = rows_.begin(); k != rows_.end(); ++k, ++i) {
       for (; issue < issues_.size() && issues_[issue].before_row <= i; ++issue) {
         on_issue(issues_[issue].e, issues_[issue].note);
       }
-      for (const std::size_t j : set) cells[j] = cell::none();
+      for (const std::uint32_t j : set) cells[j] = cell::none();
       set.clear();
-      const stored_row& k = rows_[i];
-      for (; cell_at < k.cells_end; ++cell_at) {
-        const stored_cell& c = cells_[cell_at];
-        const std::optional<std::size_t> j = c.column < to.size() ? to[c.column] : std::nullopt;
-        if (!j) continue;
-        if (cells[*j].is_none()) set.push_back(*j);
-        cells[*j] = cell::u(c.value);
+      for (; cell_at < k->cells_end; ++cell_at, ++c) {
+        const std::uint32_t j = c->column < to.size() ? to[c->column] : absent;
+        if (j == absent) continue;
+        if (cells[j].is_none()) set.push_back(j);
+        cells[j] = cell::u(c->value);
       }
       row r;
-      r.report = k.report;
-      r.offset = k.offset;
-      r.begin = k.begin;
-      r.end = k.end;
-      r.reason = views_[k.reason];
+      r.report = k->report;
+      r.offset = k->offset;
+      r.begin = k->begin;
+      r.end = k->end;
+      r.reason = views_[k->reason];
       r.metrics = cells;
       if (totals != nullptr) {
-        for (const std::size_t j : set) totals->add_at(j, cells[j]);
+        for (const std::uint32_t j : set) totals->add_at(j, cells[j]);
       }
       on_row(static_cast<const row&>(r));
     }
@@ -127,25 +149,8 @@ class row_store {
     std::size_t before_row;  // reported before this row was made
   };
 
-  // A row's reason is one of few texts (a query's kind, a counter's
-  // countable): each is kept once. Most reasons are the same text at the same
-  // address row after row (a literal, a counter's kept name), so a small
-  // table by address finds them with one compare; a text in a reused buffer
-  // (A6XX rows) is found by a hash of its length and ends, not of every byte.
-  std::uint32_t reason_id(std::string_view r) {
-    seen& s = seen_[(reinterpret_cast<std::uintptr_t>(r.data()) / 8 ^ r.size()) % seen_.size()];
-    if (s.data == r.data() && s.id < views_.size() && views_[s.id] == r) return s.id;
-    auto it = index_.find(r);
-    if (it == index_.end()) {
-      texts_.emplace_back(r);
-      views_.push_back(texts_.back());
-      extra_ += r.size() + sizeof(std::string) + 48;  // the text, its view and index entry
-      it = index_.emplace(texts_.back(), static_cast<std::uint32_t>(views_.size() - 1)).first;
-    }
-    s = {r.data(), it->second};
-    return it->second;
-  }
-
+  // Reasons are few texts, looked up once each (reason_of): a hash of their
+  // length and ends, not of every byte, tells them apart well enough.
   struct ends_hash {
     std::size_t operator()(std::string_view t) const noexcept {
       std::uint64_t head = 0, tail = 0;
@@ -155,11 +160,6 @@ class row_store {
       return static_cast<std::size_t>(h ^ (h >> 29));
     }
   };
-  struct seen {
-    const char* data = nullptr;
-    std::uint32_t id = 0;
-  };
-
   // What the kept rows hold, with a sixteenth for the deques' blocks and
   // their map, and the issues' vector by its capacity (what is allocated).
   bool within_budget() {
@@ -174,7 +174,6 @@ class row_store {
     index_ = {};
     texts_ = {};
     views_ = {};
-    seen_ = {};
     return false;
   }
 
@@ -191,7 +190,6 @@ class row_store {
   std::deque<std::string> texts_;        // a deque: the views stay valid
   std::vector<std::string_view> views_;  // by id
   std::unordered_map<std::string_view, std::uint32_t, ends_hash> index_;
-  std::array<seen, 1024> seen_{};  // a table of 16 KiB: a counter's countables are many
 };
 
 }  // namespace hwpc::adreno::detail

@@ -72,28 +72,32 @@ struct result6 {
   // A literal, or a text rows6 keeps (valid until its next take()): no
   // string is built per event.
   std::string_view reason;
+  // The same text for every reason with the same key (1 on), none (0) for a
+  // text made for this event alone: a consumer keeps what it derives from a
+  // reason (row_store.hpp's id) by key instead of looking the text up.
+  std::uint32_t reason_key = 0;
   std::vector<counter_key> columns;  // columns after the fixed ones the row may fill
-  // The column (a counter_key: a counter of a group, else a named column,
-  // the fixed ones included) and its value.
-  std::vector<std::pair<counter_key, std::uint64_t>> values;
+  // The values of columns[i] read: {i, value}, i ascending (a column
+  // resolved once serves both the sampled list and the cell).
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> values;
+  // A fixed column's value (row_columns.hpp: col_samples_passed,
+  // col_time_elapsed or col_gpu_time): {column, value}.
+  std::optional<std::pair<std::size_t, std::uint64_t>> fixed;
   std::optional<std::uint64_t> begin, end;  // the row's own time (ticks), when it has one
   std::optional<std::size_t> section;       // the dump section holding the value
 
   void clear() noexcept {
     what = kind::none;
     reason = {};
+    reason_key = 0;
     columns.clear();
     values.clear();
+    fixed.reset();
     begin.reset();
     end.reset();
     section.reset();
   }
 };
-
-// The fixed columns (row_columns.hpp) as keys of result6::values.
-inline constexpr counter_key samples_passed_key{nullptr, 0, "samples_passed", "samples"};
-inline constexpr counter_key time_elapsed_key{nullptr, 0, "time_elapsed", "ns"};
-inline constexpr counter_key gpu_time_key{nullptr, 0, "gpu_time", "ns"};
 
 class rows6 {
  public:
@@ -118,45 +122,48 @@ class rows6 {
           return;
         }
         r.what = result6::kind::row;
-        r.reason = "occlusion";
-        if (auto v = read(e.address - 8, 8, &r.section))
-          r.values.emplace_back(samples_passed_key, *v);
+        set_reason(r, reason_occlusion);
+        if (auto v = read(e.address - 8, 8, &r.section)) r.fixed.emplace(col_samples_passed, *v);
         return;
       }
       case k::timestamp: {
         r.what = result6::kind::row;
         const auto v = read(e.address, 8, &r.section);
         if (e.event_write && close(k::timestamp, 0, 0, e.address - slot6::time_elapsed_end)) {
-          r.reason = "time-elapsed";
+          set_reason(r, reason_time_elapsed);
           const auto begin = read(e.address - slot6::time_elapsed_end, 8, nullptr);
           if (begin && v) {
             r.begin = *begin;
             r.end = *v;
-            r.values.emplace_back(time_elapsed_key, ticks_to_ns(*v - *begin));
+            r.fixed.emplace(col_time_elapsed, ticks_to_ns(*v - *begin));
           }
           return;
         }
         if (e.event_write) open(k::timestamp, 0, 0, e.address);
-        r.reason = "timestamp";
+        set_reason(r, reason_timestamp);
         if (v) {
           r.begin = r.end = *v;
-          r.values.emplace_back(gpu_time_key, ticks_to_ns(*v));
+          r.fixed.emplace(col_gpu_time, ticks_to_ns(*v));
         }
         return;
       }
       case k::pipeline_stats:
-        counts(e, read, slot6::pipeline_stats_end(e.count), "pipeline-statistics", r);
+        counts(e, read, slot6::pipeline_stats_end(e.count), reason_pipeline_statistics, r);
         return;
       case k::stream_out:
-        counts(e, read, slot6::stream_out_end, "stream-out", r);
+        counts(e, read, slot6::stream_out_end, reason_stream_out, r);
         return;
       case k::counter_sample: {
         r.what = result6::kind::row;
         const counter_key key{e.group, e.counter};
         r.columns.push_back(key);
         const auto c = selected(e.group, e.counter);
-        r.reason = c ? kept_reason(e.group, *c, true) : kept_reason(e.group, e.counter, false);
-        if (auto v = read(e.address, 8, &r.section)) r.values.emplace_back(key, *v);
+        if (c) {
+          kept_reason(e.group, *c, true, r);
+        } else {
+          kept_reason(e.group, e.counter, false, r);
+        }
+        if (auto v = read(e.address, 8, &r.section)) r.values.emplace_back(0, *v);
         return;
       }
     }
@@ -210,7 +217,7 @@ class rows6 {
   // Pipeline statistics (pairs e.value .. e.value + e.count - 1) or the
   // stream-out records: a begin, or the row of end - begin for each count.
   template <class Read>
-  void counts(const query6_event& e, const Read& read, std::uint64_t distance, const char* reason,
+  void counts(const query6_event& e, const Read& read, std::uint64_t distance, std::uint32_t reason,
               result6& r) {
     const std::uint64_t begin = e.address - distance;
     if (!close(e.what, e.value, e.count, begin)) {
@@ -219,7 +226,7 @@ class rows6 {
       return;
     }
     r.what = result6::kind::row;
-    r.reason = reason;
+    set_reason(r, reason);
     const bool stats = e.what == query6_event::kind::pipeline_stats;
     const std::uint32_t n = stats ? e.count : 8;
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -229,7 +236,7 @@ class rows6 {
       r.columns.push_back(key);
       const auto end = read(e.address + 8 * i, 8, i == 0 ? &r.section : nullptr);
       const auto first = read(begin + 8 * i, 8, nullptr);
-      if (end && first) r.values.emplace_back(key, *end - *first);
+      if (end && first) r.values.emplace_back(i, *end - *first);
     }
   }
 
@@ -238,17 +245,36 @@ class rows6 {
   // carries a view into a table rather than a string built per event. Past
   // max_kept texts (only a damaged stream names that many countables) the
   // text is made in scratch_ each time.
-  std::string_view kept_reason(const counter_group* g, std::uint32_t v, bool countable) {
+  void kept_reason(const counter_group* g, std::uint32_t v, bool countable, result6& r) {
     const reason_key key{g, v, countable};
     const auto it = reasons_.find(key);
-    if (it != reasons_.end()) return it->second;
+    if (it != reasons_.end()) {
+      r.reason = it->second.first;
+      r.reason_key = it->second.second;
+      return;
+    }
     std::string text = countable ? countable_name(*g, v)
                                  : std::string(g->name).append("_").append(std::to_string(v));
     if (reasons_.size() >= max_kept) {
       scratch_ = std::move(text);
-      return scratch_;
+      r.reason = scratch_;
+      r.reason_key = 0;
+      return;
     }
-    return reasons_.emplace(key, std::move(text)).first->second;
+    const std::uint32_t k = first_kept_key + static_cast<std::uint32_t>(reasons_.size());
+    const auto& kept = reasons_.emplace(key, std::pair(std::move(text), k)).first->second;
+    r.reason = kept.first;
+    r.reason_key = kept.second;
+  }
+  // The literal reasons, by key (result6::reason_key), then the kept texts.
+  static constexpr std::uint32_t reason_occlusion = 1, reason_time_elapsed = 2,
+                                 reason_timestamp = 3, reason_pipeline_statistics = 4,
+                                 reason_stream_out = 5, first_kept_key = 6;
+  static void set_reason(result6& r, std::uint32_t key) noexcept {
+    static constexpr std::string_view texts[first_kept_key] = {
+        {}, "occlusion", "time-elapsed", "timestamp", "pipeline-statistics", "stream-out"};
+    r.reason = texts[key];
+    r.reason_key = key;
   }
   struct reason_key {
     const counter_group* group;
@@ -264,8 +290,9 @@ class rows6 {
     }
   };
   static constexpr std::size_t max_kept = 4096;
-  // Nodes stay put as the map grows: the views handed out stay valid.
-  std::unordered_map<reason_key, std::string, reason_hash> reasons_;
+  // Nodes stay put as the map grows: the views handed out stay valid. Each
+  // text with its key (result6::reason_key).
+  std::unordered_map<reason_key, std::pair<std::string, std::uint32_t>, reason_hash> reasons_;
   std::string scratch_;
 
   std::vector<selection> selected_;
