@@ -307,24 +307,23 @@ class basic_walker {
         pos += 4;
         continue;
       }
-      const decoded_header d = decode_header(dw);
-      const std::size_t need = std::size_t{d.hdr.count} * 4;
-      if (d.status != header_status::ok || need > size - pos - 4) break;
-      if (d.hdr.type == packet_type::type7 && ((special[d.hdr.id >> 6] >> (d.hdr.id & 63)) & 1)) {
-        break;
-      }
-      dwords += std::uint64_t{1} + d.hdr.count;
+      header h;
+      if (!header_ok(dw, h)) break;  // run() says what is wrong with it
+      const std::size_t need = std::size_t{h.count} * 4;
+      if (need > size - pos - 4) break;
+      if (h.type == packet_type::type7 && ((special[h.id >> 6] >> (h.id & 63)) & 1)) break;
+      dwords += std::uint64_t{1} + h.count;
       if (dwords > limit) [[unlikely]] {
         store();
         ok = over_budget(file_base + pos);
         break;
       }
       ++packets;
-      if (in == nullptr || in->wants(d.hdr)) {
+      if (in == nullptr || in->wants(h)) {
         // Field by field, as in run().
-        const walked_packet w{packet{header{d.hdr.type, d.hdr.id, d.hdr.count}, file_base + pos,
-                                     byte_span(data + pos + 4, need)},
-                              gpu_base + pos, depth, group, pass_};
+        const walked_packet w{
+            packet{header{h.type, h.id, h.count}, file_base + pos, byte_span(data + pos + 4, need)},
+            gpu_base + pos, depth, group, pass_};
         pos += 4 + need;
         sink_.add_skipped(skipped);
         skipped = 0;
