@@ -381,7 +381,7 @@ class packet_sink final : public ha::rd::capture_sink {
 
 adreno_totals adreno_library(hwpc::byte_span data) {
   counting_sink sink;
-  ha::rd::capture_reader reader(sink);
+  ha::rd::basic_capture_reader<counting_sink> reader(sink);
   if (!reader.read(data)) ++sink.t.issues;
   sink.finish();
   return sink.t;
@@ -607,7 +607,7 @@ void adreno_walk(benchmark::State& state, const adreno_input* in) {
 void adreno_walk_only(benchmark::State& state, const adreno_input* in) {
   for (auto _ : state) {
     packet_sink sink;
-    ha::rd::capture_reader reader(sink);
+    ha::rd::basic_capture_reader<packet_sink> reader(sink);
     benchmark::DoNotOptimize(reader.read(in->file));
     benchmark::DoNotOptimize(sink.packets);
   }
@@ -629,7 +629,7 @@ struct frames_input {
 void adreno_frames_walk(benchmark::State& state, const frames_input* in) {
   for (auto _ : state) {
     packet_sink sink;
-    ha::rd::capture_reader reader(sink);
+    ha::rd::basic_capture_reader<packet_sink> reader(sink);
     benchmark::DoNotOptimize(reader.read(in->file));
     benchmark::DoNotOptimize(sink.packets);
   }

@@ -152,3 +152,36 @@ TEST(AdrenoPm4, ParseHeaderErrorsNameOffsetAndHeader) {
 }
 
 }  // namespace
+
+// header_ok() is decode_header() as a yes or no, for the walker's plain loop:
+// they must agree on every dword. Every type-4 and type-7 dword whose fields
+// are all zero or all set, every header the encoders make, each with every
+// single bit flipped, and a million seeded random dwords.
+TEST(AdrenoPm4, HeaderOkAgreesWithDecodeHeader) {
+  const auto agree = [](std::uint32_t dw) {
+    hwpc::adreno::header h;
+    const bool ok = hwpc::adreno::header_ok(dw, h);
+    const hwpc::adreno::decoded_header d = hwpc::adreno::decode_header(dw);
+    EXPECT_EQ(ok, d.status == hwpc::adreno::header_status::ok) << std::hex << dw;
+    if (ok) {
+      EXPECT_EQ(h, d.hdr) << std::hex << dw;
+    }
+    return ok;
+  };
+  std::size_t valid = 0;
+  for (std::uint32_t op = 0; op <= hwpc::adreno::pkt7_max_opcode; ++op) {
+    for (std::uint32_t count : {0u, 1u, 2u, 3u, 0x7fu, 0x80u, 0x3fffu, 0x7fffu}) {
+      for (std::uint32_t dw : {hwpc::adreno::pkt7_header(op, count),
+                               hwpc::adreno::pkt4_header(op * 0x1003u, count & 0x7fu)}) {
+        valid += agree(dw) ? 1 : 0;
+        for (int bit = 0; bit < 32; ++bit) agree(dw ^ (1u << bit));
+      }
+    }
+  }
+  EXPECT_EQ(valid, 2u * 128 * 8);  // every encoder's header is well formed
+  std::mt19937 rng(20261128);
+  for (int i = 0; i < 1'000'000; ++i) agree(static_cast<std::uint32_t>(rng()));
+  for (std::uint32_t hi : {0x4u, 0x7u}) {
+    for (std::uint32_t low = 0; low < 0x10000u; ++low) agree(hi << 28 | low);
+  }
+}

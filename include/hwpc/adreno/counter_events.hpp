@@ -4,9 +4,12 @@
 // a CP_REG_TO_MEM copies (with the countable selected before), and
 // always_on_sample for RBBM_ALWAYSON_COUNTER_LO (docs/adreno.md, "Recogniser").
 //
-// The events go to an `Out` with `query_event& begin(const packet&, query_op)`
-// (an event to fill: op, offset, packet index and count set, every other field
-// blank) and `void done(const query_event&)` (hand it on): the recogniser
+// The events go to an `Out` with `template <query_op> query_event& begin(const
+// packet&)` (an event to fill: op, offset, packet index and count set, and
+// blank every field the op does not set below) and `void done(const
+// query_event&)` (hand it on). A counter_select sets counter, countable and
+// control; a counter_sample address, sample_dwords, counter, and countable when
+// one was selected; an always_on_sample address and sample_dwords. The recogniser
 // builds them in its queue, or hands them straight to its caller
 // (docs/performance.md, "Adreno recogniser: counter events handed on").
 #pragma once
@@ -40,7 +43,7 @@ class counter_events {
   // always_on_sample for RBBM_ALWAYSON_COUNTER_LO. Out of line: the callers'
   // per-packet paths stay small.
   template <class Out>
-  __attribute__((noinline)) void samples_of(const packet& p, Out& out) {
+  void samples_of(const packet& p, Out& out) {
     if (p.hdr.count < 3) return;
     // dword 0: REG bits 17..0, CNT bits 29..18 (max(CNT, 1) dwords copied).
     const std::uint32_t d0 = p.dword(0);
@@ -61,23 +64,26 @@ class counter_events {
                   reg::rbbm_alwayson_counter_lo > last_counter_register);
     // The table entries directly (counter_at() without its range test and
     // optional): [lo, hi] lies in the table.
+    // Every load first, then the event's stores: the lookups of a counter do
+    // not wait behind the stores of the one before.
     for (std::uint64_t r = lo; r <= hi; ++r) {
-      const std::uint16_t e = detail::counter_table[r - first_counter_register];
+      const std::size_t i = r - first_counter_register;
+      const std::uint16_t e = detail::counter_table[i];
       if (e == 0 || detail::entry_high(e)) continue;
+      const std::uint64_t selection = selection_[detail::counter_select_table[i]];
       const counter_group& g = detail::entry_group(e);
       const std::uint32_t c = detail::entry_counter(e);
       const auto k = static_cast<std::uint32_t>(r - first);
-      query_event& ev = out.begin(p, query_op::counter_sample);
+      query_event& ev = out.template begin<query_op::counter_sample>(p);
       ev.address = dst + 4ull * k;
       ev.sample_dwords = k + 1 < n ? 2 : 1;
       set_counter(ev, g, c);
-      const std::uint32_t sel = g.select_reg(c) - first_select_register;
-      if (is_selected_[sel]) ev.countable = selected_[sel];
+      if (selection != 0) ev.countable = static_cast<std::uint32_t>(selection);
       out.done(ev);
     }
     if (always_on) {
       const std::uint32_t k = reg::rbbm_alwayson_counter_lo - first;
-      query_event& ev = out.begin(p, query_op::always_on_sample);
+      query_event& ev = out.template begin<query_op::always_on_sample>(p);
       ev.address = dst + 4ull * k;
       ev.sample_dwords = k + 1 < n ? 2 : 1;
       out.done(ev);
@@ -96,24 +102,25 @@ class counter_events {
   }
 
   template <class Out>
-  __attribute__((noinline)) void select_events(const packet& p, Out& out) {
+  void select_events(const packet& p, Out& out) {
     for (std::uint32_t k = 0; k < p.hdr.count; ++k) {
       auto s = select_at(p.hdr.id + k);
       if (!s) continue;
       const std::uint32_t v = p.dword(k);
-      query_event& ev = out.begin(p, query_op::counter_select);
+      query_event& ev = out.template begin<query_op::counter_select>(p);
       set_counter(ev, *s->group, s->counter);
       ev.countable = v;
       ev.control = v;
-      selected_[p.hdr.id + k - first_select_register] = v;
-      is_selected_[p.hdr.id + k - first_select_register] = true;
+      selection_[p.hdr.id + k - first_select_register] = selected_bit | v;
       out.done(ev);
     }
   }
 
-  // SELECT register (from first_select_register) -> the countable last written.
-  std::array<std::uint32_t, detail::select_span> selected_{};
-  std::array<bool, detail::select_span> is_selected_{};
+  // SELECT register (from first_select_register) -> the countable last
+  // written, with selected_bit set; 0 while none was. One array, so that a
+  // sample reads what was selected with one load.
+  static constexpr std::uint64_t selected_bit = std::uint64_t{1} << 32;
+  std::array<std::uint64_t, detail::select_span> selection_{};
 };
 
 }  // namespace hwpc::adreno

@@ -47,6 +47,22 @@ inline constexpr std::array<std::uint16_t, counter_span> counter_table =
         &counter_group::counter_registers, first_counter_register,
         [](std::size_t gi, std::uint32_t n) { return (n & 1) << 15 | (gi + 1) << 8 | (n / 2); });
 
+// The SELECT register of a LO register's counter, as an index from
+// first_select_register (0 for HI registers and registers of no counter): the
+// sample of a counter looks up what was selected for it with one load more,
+// not through its group's record.
+inline constexpr std::array<std::uint16_t, counter_span> counter_select_table = [] {
+  std::array<std::uint16_t, counter_span> t{};
+  for (const counter_group& g : a5xx_groups) {
+    for (std::uint32_t c = 0; c <= g.last_register; ++c) {
+      t[g.lo_reg(c) - first_counter_register] =
+          static_cast<std::uint16_t>(g.select_reg(c) - first_select_register);
+    }
+  }
+  return t;
+}();
+static_assert(select_span <= 0x10000);
+
 inline constexpr bool counters_fit_a_byte = [] {
   for (const auto& g : a5xx_groups) {
     if (g.last_register > 255) return false;

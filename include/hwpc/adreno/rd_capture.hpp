@@ -56,9 +56,12 @@ struct capture_stats {
   std::uint64_t skipped_sections = 0;  // known types that carry no PM4 hwpc decodes
 };
 
-class capture_reader {
+// `Sink` is capture_sink or a class derived from it; the walker is typed on it
+// too (walk.hpp: a final sink is called without a virtual call per packet).
+template <class Sink>
+class basic_capture_reader {
  public:
-  explicit capture_reader(capture_sink& sink, walk_options opt = {})
+  explicit basic_capture_reader(Sink& sink, walk_options opt = {})
       : sink_(sink), walker_(sink, &space_, opt) {}
 
   const capture_stats& stats() const noexcept { return stats_; }
@@ -312,15 +315,17 @@ class capture_reader {
     if (const device* d = gpu()) walker_.set_generation(d->gen);
   }
 
-  capture_sink& sink_;
+  Sink& sink_;
   address_space space_;
-  walker walker_;
+  basic_walker<Sink> walker_;
   capture_stats stats_;
   std::optional<address_range> pending_;
   bool decoded_ = false;
   std::uint32_t noted_ = 0;  // known section types already noted as skipped (bit per type)
   const device* forced_ = nullptr;
 };
+
+using capture_reader = basic_capture_reader<capture_sink>;
 
 // The GPU a capture's RD_GPU_ID / RD_CHIP_ID sections name (the first of
 // each), or null: a pass over the section headers only, so that a reader can

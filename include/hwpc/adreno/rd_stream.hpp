@@ -43,9 +43,11 @@ class range_source {
   ~range_source() = default;
 };
 
-class stream_reader final : private range_fetch {
+// `Sink` is capture_sink or a class derived from it (rd_capture.hpp).
+template <class Sink>
+class basic_stream_reader final : private range_fetch {
  public:
-  explicit stream_reader(capture_sink& sink, walk_options opt = {})
+  explicit basic_stream_reader(Sink& sink, walk_options opt = {})
       : sink_(sink), reader_(sink, opt) {}
 
   // The whole stream is also `whole` (a mapped plain file, bytes in memory),
@@ -71,7 +73,7 @@ class stream_reader final : private range_fetch {
   std::size_t fetches() const noexcept { return fetches_; }
   std::size_t fetched_bytes() const noexcept { return fetched_bytes_; }
 
-  capture_reader& reader() noexcept { return reader_; }
+  basic_capture_reader<Sink>& reader() noexcept { return reader_; }
   const capture_stats& stats() const noexcept { return reader_.stats(); }
   const device* gpu() const noexcept { return reader_.gpu(); }
   void force_device(const device* d) noexcept { reader_.force_device(d); }
@@ -291,8 +293,8 @@ class stream_reader final : private range_fetch {
     return e;
   }
 
-  capture_sink& sink_;
-  capture_reader reader_;
+  Sink& sink_;
+  basic_capture_reader<Sink> reader_;
   state state_ = state::header;
   std::array<std::byte, section_header_size> head_{};
   std::size_t have_ = 0;       // header bytes assembled
@@ -325,5 +327,7 @@ class stream_reader final : private range_fetch {
   bool marked_ = false;
   std::optional<error> failed_;
 };
+
+using stream_reader = basic_stream_reader<capture_sink>;
 
 }  // namespace hwpc::adreno::rd

@@ -217,10 +217,11 @@ class recogniser {
   // a stream that programs them), released later.
   struct queued {
     recogniser& r;
-    query_event& begin(const packet& p, query_op o) {
+    template <query_op O>
+    query_event& begin(const packet& p) {
       query_event& ev = r.events_.emplace_back();
       r.waiting_.emplace_back() = 0;
-      ev.op = o;
+      ev.op = O;
       ev.offset = p.offset;
       ev.packet_index = r.index_;
       ev.packet_count = 1;
@@ -229,23 +230,31 @@ class recogniser {
     void done(const query_event&) noexcept {}
   };
   // direct: nothing is held, so the event would be released at once: it goes
-  // to `f` from one reused event. Counter events set only the fields reset
-  // here; the others keep the blank value they were constructed with.
+  // to `f` from one reused event. Only the fields its op does not set are
+  // blanked (counter_events.hpp says which it sets): a stream that programs
+  // counters makes two events per counter, and their stores were a large
+  // part of recognising them. The rest (packet_count 1, no slot, no
+  // accumulate...) keep the values direct_ was made with.
   template <class F>
   struct direct {
     recogniser& r;
     F& f;
-    query_event& begin(const packet& p, query_op o) {
+    template <query_op O>
+    query_event& begin(const packet& p) {
+      static_assert(O == query_op::counter_select || O == query_op::counter_sample ||
+                    O == query_op::always_on_sample);
       query_event& ev = r.direct_;
-      ev.op = o;
+      ev.op = O;
       ev.offset = p.offset;
       ev.packet_index = r.index_;
-      ev.packet_count = 1;
-      ev.address = 0;
-      ev.control = 0;
-      ev.counter.reset();
-      ev.countable.reset();
-      ev.sample_dwords = 0;
+      if constexpr (O == query_op::counter_select) {
+        ev.address = 0;
+        ev.sample_dwords = 0;
+      } else {
+        ev.control = 0;
+        ev.countable.reset();
+        if constexpr (O == query_op::always_on_sample) ev.counter.reset();
+      }
       return ev;
     }
     void done(const query_event& ev) {
@@ -253,6 +262,12 @@ class recogniser {
       ++r.released_;
     }
   };
+
+  static query_event one_packet_event() noexcept {
+    query_event e;
+    e.packet_count = 1;
+    return e;
+  }
 
   // Marks the held event with absolute index `b` as the begin of a slot.
   void mark_begin(std::size_t b, std::size_t slot_size) {
@@ -388,8 +403,8 @@ class recogniser {
       waiting_;               // per held event: 1 for a timestamp that may still become a begin
   std::size_t released_ = 0;  // events released so far (absolute index of events_.front())
   std::map<std::uint64_t, std::deque<std::size_t>> pending_;  // unpaired timestamps by address
-  query_event direct_{};     // the counter event push(p, f) fills and hands on
-  counter_events counters_;  // the countables selected so far
+  query_event direct_ = one_packet_event();  // the counter event push(p, f) fills and hands on
+  counter_events counters_;                  // the countables selected so far
 };
 
 // Every recognised sequence of a packet list, in stream order.

@@ -63,7 +63,7 @@ inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema*
   if (kind == input_kind::rd) {
     auto& sink = holder.emplace(schema, on_row, std::move(on_issue));
     if (store != nullptr) sink.keep_rows_in(store);
-    rd::capture_reader reader(sink);
+    rd::basic_capture_reader<result_rows> reader(sink);
     sink.attach(&reader.space());
     (void)reader.read(data);  // a framing error is also an issue, reported to the sink
     sink.finish();
@@ -80,7 +80,7 @@ inline result<walk_stats> run(input_kind kind, byte_span data, const row_schema*
   auto& sink =
       holder.emplace(schema, on_row, std::move(on_issue), hex ? &*hex : nullptr, data.size());
   if (store != nullptr) sink.keep_rows_in(store);
-  walker w(sink, nullptr);
+  basic_walker<result_rows> w(sink, nullptr);
   w.walk(hex ? byte_span(hex->bytes) : data, 0, 0);
   sink.finish();
   *done = &sink;

@@ -26,12 +26,12 @@
 #include <vector>
 
 #include "hwpc/adreno/cmdstream.hpp"
-#include "hwpc/adreno/draw_state.hpp"
 #include "hwpc/adreno/flat_walk.hpp"
 #include "hwpc/adreno/generation.hpp"
 #include "hwpc/adreno/ib.hpp"
 #include "hwpc/adreno/pm4.hpp"
 #include "hwpc/adreno/rd.hpp"
+#include "hwpc/adreno/walk_queue.hpp"
 #include "hwpc/adreno/walk_sink.hpp"
 #include "hwpc/core/bytes.hpp"
 #include "hwpc/core/error.hpp"
@@ -39,34 +39,20 @@
 
 namespace hwpc::adreno {
 
-namespace detail {
-// Type-7 opcodes the walk itself acts on after handing the packet on (IB
-// calls, chains, draw-state groups, bins, ambles, draw tables, markers; on
-// A5XX the buffers of CP_SET_RENDER_MODE and CP_COMPUTE_CHECKPOINT): the
-// walker's plain loop leaves them to its general path. A superset is harmless.
-constexpr std::array<std::uint64_t, 2> walk_special_ops(bool a6) noexcept {
-  std::array<std::uint64_t, 2> m{};
-  for (std::uint32_t op = 0; op < 128; ++op) {
-    const bool special =
-        is_ib_call(op) || op == op::cp_indirect_buffer_chain ||
-        op == op::cp_cond_indirect_buffer_pfe ||
-        (a6 && (op == op::cp_set_marker || op == op::cp_set_draw_state || op == op::cp_start_bin ||
-                op == op::cp_set_amble || op == op::cp_fixed_stride_draw_table)) ||
-        (!a6 && (op == op::cp_set_render_mode || op == op::cp_compute_checkpoint));
-    if (special) m[op >> 6] |= 1ull << (op & 63);
-  }
-  return m;
-}
-inline constexpr std::array<std::uint64_t, 2> walk_special_a5 = walk_special_ops(false),
-                                              walk_special_a6 = walk_special_ops(true);
-}  // namespace detail
-
-class walker {
+// `Sink` is walk_sink, or a class derived from it: a final one has its
+// on_packet() called directly, without a virtual call per packet
+// (docs/performance.md, "Adreno: the walker knows its sink").
+template <class Sink>
+class basic_walker {
  public:
   // `space` may be null (flat input): IB packets are then reported as notes.
-  walker(walk_sink& sink, const rd::address_space* space, walk_options opt = {})
+  basic_walker(Sink& sink, const rd::address_space* space, walk_options opt = {})
       : sink_(sink), space_(space), opt_(opt), limit_(budget()) {}
 
+  // The walk's counts, whole once walk() or walk_ib() returned. A sink's
+  // callback sees them lag: the plain loop keeps its counts in registers and
+  // stores them when it stops (it stored them before every packet handed on,
+  // and those stores were a large part of the walk).
   const walk_stats& stats() const noexcept { return stats_; }
 
   // The generation whose packet meanings the walk follows. Unknown (the
@@ -115,27 +101,12 @@ class walker {
     int group = -1;
   };
 
-  // Buffers a packet runs besides an IB call (draw-state groups, CP_START_BIN
-  // prefixes), entered one after the other before the packet's own buffer
-  // goes on: `count` buffers of `dwords` at `address`, `address + stride`, ...
-  // Kept lazily, so a bin count of 2^32 costs one entry; the dword budget
-  // bounds the work.
-  struct pending {
-    std::size_t level;  // the frame whose packet queued it
-    std::size_t at;     // file offset of that packet
-    std::uint64_t address;
-    std::uint64_t stride;
-    std::uint64_t count;
-    std::uint32_t dwords;
-    int group;
-    // What the buffers are, for notes: "bin prefix", "amble", "draw-table entry"
-    // (a draw-state group says its number instead).
-    const char* what = "bin prefix";
-  };
-
   void issue(errc code, std::size_t offset, std::string msg) {
+    report(make_error(code, offset, std::move(msg)));
+  }
+  void report(const error& e) {
     ++stats_.issues;
-    sink_.on_issue(make_error(code, offset, std::move(msg)));
+    sink_.on_issue(e);
   }
 
   // Pushes the IB `t` called by the packet at file offset `at`; false when not followed.
@@ -193,8 +164,7 @@ class walker {
     }
     auto t = decode_ib(p);
     if (!t) {
-      ++stats_.issues;
-      sink_.on_issue(t.error_value());
+      report(t.error_value());
       return;
     }
     if (space_ == nullptr) {
@@ -225,92 +195,10 @@ class walker {
     push_ib(*t, p.offset, 0);
   }
 
-  // CP_SET_DRAW_STATE: every enabled record's buffer, in record order, once
-  // where it is set (the CP runs the groups at each draw that needs them;
-  // listing them once per draw would repeat them, docs/adreno.md).
-  void queue_draw_state(const packet& p) {
-    const std::size_t first = pending_.size();
-    for (std::uint32_t i = 0; i + draw_state::record_dwords <= p.hdr.count;
-         i += draw_state::record_dwords) {
-      const std::uint32_t d0 = p.dword(i);
-      if (draw_state::disables(d0) || draw_state::count_of(d0) == 0) continue;
-      pending_.push_back(pending{stack_.size() - 1, p.offset, p.qword(i + 1), 0, 1,
-                                 draw_state::count_of(d0),
-                                 static_cast<int>(draw_state::group_of(d0))});
-    }
-    if (p.hdr.count % draw_state::record_dwords != 0) {
-      issue(errc::inconsistent, p.offset,
-            "CP_SET_DRAW_STATE has " + std::to_string(p.hdr.count) +
-                " payload dwords, not a multiple of 3; the last " +
-                std::to_string(p.hdr.count % draw_state::record_dwords) + " ignored");
-    }
-    std::reverse(pending_.begin() + static_cast<std::ptrdiff_t>(first), pending_.end());
-  }
-
-  // CP_START_BIN: the prefix of bin i at PREFIX_ADDR + i * PREFIX_DWORDS
-  // dwords, for each of BIN_COUNT bins (the body that follows is walked once,
-  // as Mesa's decoder does).
-  void queue_bins(const packet& p) {
-    if (p.hdr.count < 5) {
-      issue(errc::inconsistent, p.offset,
-            "CP_START_BIN needs 5 payload dwords, has " + std::to_string(p.hdr.count));
-      return;
-    }
-    const std::uint32_t bins = p.dword(0), prefix_dwords = p.dword(3);
-    if (bins == 0 || prefix_dwords == 0) return;
-    pending_.push_back(pending{stack_.size() - 1, p.offset, p.qword(1),
-                               std::uint64_t{prefix_dwords} * 4, bins, prefix_dwords, -1});
-  }
-
-  // CP_SET_AMBLE: one IB of DWORDS (dw2 bits 19:0) at dw0-1 that the CP runs
-  // at context save or restore, not inline (FACTS-adreno6 section 2.3). It is
-  // listed where it is set, as Mesa's decoder does: those are packets the GPU
-  // executes, and nowhere else in the capture says when.
-  void queue_amble(const packet& p) {
-    if (p.hdr.count < 3) {
-      issue(errc::inconsistent, p.offset,
-            "CP_SET_AMBLE needs 3 payload dwords, has " + std::to_string(p.hdr.count));
-      return;
-    }
-    const std::uint32_t dwords = p.dword(2) & 0xfffffu;
-    if (dwords == 0) return;
-    pending_.push_back(pending{stack_.size() - 1, p.offset, p.qword(0), 0, 1, dwords, -1, "amble"});
-  }
-
-  // CP_FIXED_STRIDE_DRAW_TABLE (A7XX): COUNT (dw3) buffers of STRIDE dwords
-  // (dw2 bits 31:20) back to back at dw0-1, one draw each.
-  void queue_draw_table(const packet& p) {
-    if (p.hdr.count < 4) {
-      issue(
-          errc::inconsistent, p.offset,
-          "CP_FIXED_STRIDE_DRAW_TABLE needs 4 payload dwords, has " + std::to_string(p.hdr.count));
-      return;
-    }
-    const std::uint32_t stride = p.dword(2) >> 20, count = p.dword(3);
-    if (stride == 0 || count == 0) return;
-    pending_.push_back(pending{stack_.size() - 1, p.offset, p.qword(0), std::uint64_t{stride} * 4,
-                               count, stride, -1, "draw-table entry"});
-  }
-
-  // A5XX CP_SET_RENDER_MODE and CP_COMPUTE_CHECKPOINT (ib.hpp): the command
-  // buffer the CP runs at a preemption switch, walked right after the packet,
-  // one level deeper, where it is set, as Mesa's decoder lists it.
-  void queue_preemption_buffer(const packet& p) {
-    auto t = decode_preemption_buffer(p);
-    if (!t) {
-      ++stats_.issues;
-      sink_.on_issue(t.error_value());
-      return;
-    }
-    if (t->dwords == 0) return;
-    pending_.push_back(
-        pending{stack_.size() - 1, p.offset, t->address, 0, 1, t->dwords, -1, "preemption"});
-  }
-
   // Enters the next queued buffer of the top frame; false when none is queued.
   bool enter_pending() {
     if (pending_.empty() || pending_.back().level + 1 != stack_.size()) return false;
-    pending& q = pending_.back();
+    queued_buffers& q = pending_.back();
     const ib_target t{q.address, q.dwords};
     const std::size_t at = q.at;
     const int group = q.group;
@@ -393,8 +281,7 @@ class walker {
     const bool a6 = gen_ == generation::a6xx || gen_ == generation::a7xx;
     const std::array<std::uint64_t, 2>& special =
         a6 ? detail::walk_special_a6 : detail::walk_special_a5;
-    // The counts in registers, stored back before each call out (a sink
-    // sees the walk's counts as they were) and at the end.
+    // The counts in registers, stored back when the loop stops (stats()).
     std::size_t pos = f.pos;
     std::uint64_t dwords = stats_.dwords, packets = stats_.packets, padding = stats_.padding_dwords;
     std::uint64_t skipped = 0;
@@ -420,26 +307,26 @@ class walker {
         pos += 4;
         continue;
       }
-      const decoded_header d = decode_header(dw);
-      const std::size_t need = std::size_t{d.hdr.count} * 4;
-      if (d.status != header_status::ok || need > size - pos - 4) break;
-      if (d.hdr.type == packet_type::type7 && ((special[d.hdr.id >> 6] >> (d.hdr.id & 63)) & 1)) {
-        break;
-      }
-      dwords += std::uint64_t{1} + d.hdr.count;
+      header h;
+      if (!header_ok(dw, h)) break;  // run() says what is wrong with it
+      const std::size_t need = std::size_t{h.count} * 4;
+      if (need > size - pos - 4) break;
+      if (h.type == packet_type::type7 && ((special[h.id >> 6] >> (h.id & 63)) & 1)) break;
+      dwords += std::uint64_t{1} + h.count;
       if (dwords > limit) [[unlikely]] {
         store();
         ok = over_budget(file_base + pos);
         break;
       }
       ++packets;
-      if (in == nullptr || in->wants(d.hdr)) {
+      if (in == nullptr || in->wants(h)) {
         // Field by field, as in run().
-        const walked_packet w{packet{header{d.hdr.type, d.hdr.id, d.hdr.count}, file_base + pos,
-                                     byte_span(data + pos + 4, need)},
-                              gpu_base + pos, depth, group, pass_};
+        const walked_packet w{
+            packet{header{h.type, h.id, h.count}, file_base + pos, byte_span(data + pos + 4, need)},
+            gpu_base + pos, depth, group, pass_};
         pos += 4 + need;
-        store();
+        sink_.add_skipped(skipped);
+        skipped = 0;
         sink_.on_packet(w);
         in = sink_.interest();  // the sink may change it
       } else {
@@ -532,21 +419,7 @@ class walker {
       }
       hand_on(w);
       const packet& p = w.pkt;
-      if (a6 && p.hdr.type == packet_type::type7) {
-        if (p.hdr.id == op::cp_set_draw_state) {
-          queue_draw_state(p);
-        } else if (p.hdr.id == op::cp_start_bin) {
-          queue_bins(p);
-        } else if (p.hdr.id == op::cp_set_amble) {
-          queue_amble(p);
-        } else if (p.hdr.id == op::cp_fixed_stride_draw_table && gen_ == generation::a7xx) {
-          queue_draw_table(p);
-        }
-      }
-      if (gen_ == generation::a5xx && p.hdr.type == packet_type::type7 &&
-          (p.hdr.id == op::cp_set_render_mode || p.hdr.id == op::cp_compute_checkpoint)) {
-        queue_preemption_buffer(p);
-      }
+      if (auto e = queue_buffers_of(p, gen_, stack_.size() - 1, pending_)) report(std::move(*e));
       if (p.hdr.type == packet_type::type7 &&
           (is_ib_call(p.hdr.id) || p.hdr.id == op::cp_indirect_buffer_chain ||
            (p.hdr.id == op::cp_cond_indirect_buffer_pfe && gen_ != generation::a6xx &&
@@ -556,16 +429,18 @@ class walker {
     }
   }
 
-  walk_sink& sink_;
+  Sink& sink_;
   const rd::address_space* space_;
   walk_options opt_;
   walk_stats stats_;
   std::vector<frame> stack_;
-  std::vector<pending> pending_;
+  queue pending_;
   std::uint8_t pass_ = 0;
   std::size_t input_bytes_ = 0;
   std::uint64_t limit_ = 0;  // budget(), kept: the walk compares with it per packet
   generation gen_ = generation::unknown;
 };
+
+using walker = basic_walker<walk_sink>;
 
 }  // namespace hwpc::adreno

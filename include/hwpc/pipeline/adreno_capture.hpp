@@ -81,7 +81,7 @@ inline result<rows_done> input_rows(const capture_input& in, const row_schema* s
   result_rows sink(schema, on_row, std::move(on_issue));
   if (store != nullptr) sink.keep_rows_in(store);
   sink.total_into(totals);
-  rd::stream_reader reader(sink);
+  rd::basic_stream_reader<result_rows> reader(sink);
   sink.attach(&reader.reader().space());
   sink.keep_copies();
   // Framing errors are issues the reader reports to the sink; feed() fails

@@ -252,8 +252,8 @@ class capture_input {
   // gzip input's large ones are inflated again from an index of access
   // points when a lookup lands in them (docs/adreno.md, "Flat memory").
   // Errors are for_each_piece's, and a read again that failed.
-  template <class Fn>
-  result<void> feed_rd(rd::stream_reader& reader, Fn&& at_end) const {
+  template <class Reader, class Fn>
+  result<void> feed_rd(Reader& reader, Fn&& at_end) const {
     const auto feed = [&](byte_span p) { return static_cast<bool>(reader.feed(p)); };
     const auto done = [&](result<void> fed) -> result<void> {
       if (!fed) return fed.error_value();

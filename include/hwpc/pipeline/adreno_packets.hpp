@@ -53,11 +53,14 @@ class listing_sink : public rd::capture_sink {
 // calls sink.finish(). Errors: hex text that does not parse (before any
 // packet), a file that cannot be read again; problems in the stream are the
 // sink's issues.
-inline result<walk_stats> walk_packets(const capture_input& in, listing_sink& sink) {
+// `Sink` is listing_sink or a class derived from it: a final one is called
+// without a virtual call per packet (walk.hpp).
+template <class Sink>
+result<walk_stats> walk_packets(const capture_input& in, Sink& sink) {
   const device* gpu = in.gpu();
   const generation gen = gpu != nullptr ? gpu->gen : generation::unknown;
   if (in.kind() == input_kind::rd) {
-    rd::stream_reader reader(sink);
+    rd::basic_stream_reader<Sink> reader(sink);
     if (in.forced() != nullptr) reader.force_device(in.forced());
     // A framing error is an issue the reader reports to the sink.
     auto fed = in.feed_rd(reader, [&] { sink.finish(); });
@@ -65,7 +68,7 @@ inline result<walk_stats> walk_packets(const capture_input& in, listing_sink& si
     return reader.walk();
   }
   if (in.kind() == input_kind::bin) {
-    walker w(sink, nullptr);
+    basic_walker<Sink> w(sink, nullptr);
     w.set_generation(gen);
     w.walk(in.whole(), 0, 0);
     sink.finish();
@@ -80,7 +83,7 @@ inline result<walk_stats> walk_packets(const capture_input& in, listing_sink& si
   auto n = index.build(text);
   if (!n) return n.error_value();
   sink.map_offsets(&index);
-  walker w(sink, nullptr);
+  basic_walker<Sink> w(sink, nullptr);
   w.set_generation(gen);
   w.set_input_bytes(4 * *n);
   hex_reader reader(text);
