@@ -28,8 +28,10 @@ namespace hwpc::adreno {
 class counter_events {
  public:
   // A type-4 write: one counter_select per SELECT register it covers.
-  // The test of the range is inline (most type-4 writes are not to SELECT
-  // registers), the loop out of line.
+  // The test of the range comes first (most type-4 writes are not to SELECT
+  // registers). Both loops are left to the compiler to inline: with the
+  // walker typed on its sink, the calls out of line cost more than they saved
+  // (docs/performance.md, "Adreno: the walker knows its sink").
   template <class Out>
   void selects_of(const packet& p, Out& out) {
     const std::uint64_t last = std::uint64_t{p.hdr.id} + p.hdr.count;  // one past
@@ -40,8 +42,7 @@ class counter_events {
   }
 
   // CP_REG_TO_MEM: one counter_sample per counter LO register it copies, one
-  // always_on_sample for RBBM_ALWAYSON_COUNTER_LO. Out of line: the callers'
-  // per-packet paths stay small.
+  // always_on_sample for RBBM_ALWAYSON_COUNTER_LO.
   template <class Out>
   void samples_of(const packet& p, Out& out) {
     if (p.hdr.count < 3) return;

@@ -434,7 +434,7 @@ class basic_walker {
   walk_options opt_;
   walk_stats stats_;
   std::vector<frame> stack_;
-  queue pending_;
+  buffer_queue pending_;
   std::uint8_t pass_ = 0;
   std::size_t input_bytes_ = 0;
   std::uint64_t limit_ = 0;  // budget(), kept: the walk compares with it per packet

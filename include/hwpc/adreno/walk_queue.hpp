@@ -65,13 +65,13 @@ struct queued_buffers {
   const char* what = "bin prefix";
 };
 
-using queue = std::vector<queued_buffers>;
+using buffer_queue = std::vector<queued_buffers>;
 
 // CP_SET_DRAW_STATE: every enabled record's buffer, in record order, once
 // where it is set (the CP runs the groups at each draw that needs them;
 // listing them once per draw would repeat them, docs/adreno.md). The queue is
 // a stack: the records go on in reverse, so the first is entered first.
-inline std::optional<error> queue_draw_state(const packet& p, std::size_t level, queue& q) {
+inline std::optional<error> queue_draw_state(const packet& p, std::size_t level, buffer_queue& q) {
   const std::size_t first = q.size();
   for (std::uint32_t i = 0; i + draw_state::record_dwords <= p.hdr.count;
        i += draw_state::record_dwords) {
@@ -93,7 +93,7 @@ inline std::optional<error> queue_draw_state(const packet& p, std::size_t level,
 // CP_START_BIN: the prefix of bin i at PREFIX_ADDR + i * PREFIX_DWORDS
 // dwords, for each of BIN_COUNT bins (the body that follows is walked once,
 // as Mesa's decoder does).
-inline std::optional<error> queue_bins(const packet& p, std::size_t level, queue& q) {
+inline std::optional<error> queue_bins(const packet& p, std::size_t level, buffer_queue& q) {
   if (p.hdr.count < 5) {
     return make_error(errc::inconsistent, p.offset,
                       "CP_START_BIN needs 5 payload dwords, has " + std::to_string(p.hdr.count));
@@ -109,7 +109,7 @@ inline std::optional<error> queue_bins(const packet& p, std::size_t level, queue
 // at context save or restore, not inline (FACTS-adreno6 section 2.3). It is
 // listed where it is set, as Mesa's decoder does: those are packets the GPU
 // executes, and nowhere else in the capture says when.
-inline std::optional<error> queue_amble(const packet& p, std::size_t level, queue& q) {
+inline std::optional<error> queue_amble(const packet& p, std::size_t level, buffer_queue& q) {
   if (p.hdr.count < 3) {
     return make_error(errc::inconsistent, p.offset,
                       "CP_SET_AMBLE needs 3 payload dwords, has " + std::to_string(p.hdr.count));
@@ -122,7 +122,7 @@ inline std::optional<error> queue_amble(const packet& p, std::size_t level, queu
 
 // CP_FIXED_STRIDE_DRAW_TABLE (A7XX): COUNT (dw3) buffers of STRIDE dwords
 // (dw2 bits 31:20) back to back at dw0-1, one draw each.
-inline std::optional<error> queue_draw_table(const packet& p, std::size_t level, queue& q) {
+inline std::optional<error> queue_draw_table(const packet& p, std::size_t level, buffer_queue& q) {
   if (p.hdr.count < 4) {
     return make_error(
         errc::inconsistent, p.offset,
@@ -138,7 +138,8 @@ inline std::optional<error> queue_draw_table(const packet& p, std::size_t level,
 // A5XX CP_SET_RENDER_MODE and CP_COMPUTE_CHECKPOINT (ib.hpp): the command
 // buffer the CP runs at a preemption switch, walked right after the packet,
 // one level deeper, where it is set, as Mesa's decoder lists it.
-inline std::optional<error> queue_preemption_buffer(const packet& p, std::size_t level, queue& q) {
+inline std::optional<error> queue_preemption_buffer(const packet& p, std::size_t level,
+                                                    buffer_queue& q) {
   auto t = decode_preemption_buffer(p);
   if (!t) return t.error_value();
   if (t->dwords == 0) return std::nullopt;
@@ -149,7 +150,7 @@ inline std::optional<error> queue_preemption_buffer(const packet& p, std::size_t
 // What a packet of generation `g` queues, if anything (A6XX and A7XX groups,
 // bins and ambles; A7XX draw tables; A5XX preemption buffers).
 inline std::optional<error> queue_buffers_of(const packet& p, generation g, std::size_t level,
-                                             queue& q) {
+                                             buffer_queue& q) {
   if (p.hdr.type != packet_type::type7) return std::nullopt;
   if (g == generation::a6xx || g == generation::a7xx) {
     switch (p.hdr.id) {
