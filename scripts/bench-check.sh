@@ -12,10 +12,10 @@
 #   - Mali: summing every counter of every sample (vinstr G78, kinstr_prfcnt G78
 #     and G720) at least 3x the naive per-value map loop (measured 8-15x);
 #   - Adreno: walking an .rd capture's nested IBs and recognising its counter
-#     events at least 0.75x the naive recursive walk (2026-11-28, with the
-#     walker typed on its sink and header_ok(): 0.96-1.06x over the builds,
-#     the naive walk moving 10-15% with code placement; 0.79-1.08x before,
-#     guarded at 0.55x);
+#     events at least 1x the naive recursive walk, issue 32's bar (2026-11-28,
+#     counter events the compiler keeps in registers: 1.45x in the same
+#     binary, 1.25-1.3x against the naive walk's faster build, which moves
+#     10-15% with code placement; 0.96-1.06x before, guarded at 0.75x);
 #   - Adreno: the packet walk alone (no recogniser) at least 1.4x the naive
 #     walker's whole job (measured 2.0x on 2026-11-28 with header_ok(); 1.3-1.7x
 #     before it, guarded at 0.9x);
@@ -98,7 +98,7 @@ check("metric sets, hand-written / batch",
       [p for p in pairs("metric_set/", lambda n: n.replace("/batch", "/hand_written"))
        if p[0].endswith("/batch")], 1 / 2.5)
 check("Mali counter sums vs naive", pairs("mali_sum/", lambda n: "naive_" + n), 3)
-check("Adreno .rd walk vs naive", pairs("adreno_walk/", lambda n: "naive_" + n), 0.75)
+check("Adreno .rd walk vs naive", pairs("adreno_walk/", lambda n: "naive_" + n), 1.0)
 # The packet walk alone (no recogniser) against the naive walker's whole job: 2.0x measured.
 check("Adreno .rd packet walk vs naive",
       pairs("adreno_walk_only/", lambda n: n.replace("adreno_walk_only/", "naive_adreno_walk/")),

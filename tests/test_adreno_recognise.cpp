@@ -565,26 +565,33 @@ TEST(AdrenoRecognise, SeededStreamsMatchASlowReference) {
 
 // push(p, f), which hands counter events to `f` as they are recognised while
 // nothing is held, releases exactly what push(p) then release(f) releases,
-// with the queue's limit or without one.
+// with the queue's limit or without one, whether the events it hands on are
+// its call's own (local_event) or one the recogniser keeps (kept_event).
 TEST(AdrenoRecognise, PushWithReleaseMatchesPushThenRelease) {
   for (std::uint32_t seed = 1; seed <= 40; ++seed) {
     const auto bytes = bytes_of(seeded_stream(seed));
     const auto pk = packets_of(bytes);
     for (const std::size_t hold : {std::size_t{0}, std::size_t{4}, std::size_t{1} << 16}) {
       const std::string what = "seed " + std::to_string(seed) + " hold " + std::to_string(hold);
-      recogniser two(hold), one(hold);
-      std::vector<query_event> want, got;
+      recogniser two(hold), one(hold), kept(hold);
+      std::vector<query_event> want, got, got_kept;
       for (const auto& x : pk) {
         two.push(x);
         two.release([&](const query_event& e) { want.push_back(e); });
         one.push(x, [&](const query_event& e) { got.push_back(e); });
+        kept.push<recogniser::hand_on::kept_event>(
+            x, [&](const query_event& e) { got_kept.push_back(e); });
         EXPECT_EQ(one.events().size(), two.events().size()) << what;
+        EXPECT_EQ(kept.events().size(), two.events().size()) << what;
       }
       two.finish();
       two.release([&](const query_event& e) { want.push_back(e); }, true);
       one.finish();
       one.release([&](const query_event& e) { got.push_back(e); }, true);
+      kept.finish();
+      kept.release([&](const query_event& e) { got_kept.push_back(e); }, true);
       expect_same_events(got, want, what);
+      expect_same_events(got_kept, want, what + " kept_event");
       if (hold != 4) expect_same_events(got, reference_recognise(pk), what + " reference");
     }
   }

@@ -32,6 +32,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "hwpc/adreno/cmdstream.hpp"
@@ -98,18 +99,30 @@ class recogniser {
     window_[head_ + size_++] = p;
     while (size_ != 0 && size_ >= needed(window_[head_])) step();
   }
+  // Where push(p, f) fills the counter events it hands straight to `f`
+  // (docs/performance.md, "Adreno: counter events the compiler can see").
+  enum class hand_on {
+    // An event of the call's own, a copy of a blank one: with an `f` the
+    // compiler inlines, the event never reaches memory and the fields `f`
+    // does not read are never written.
+    local_event,
+    // One event the recogniser keeps, only the fields of each op written:
+    // cheaper for an `f` called out of line, which reads the event from
+    // memory anyway (the copy of a whole event would come on top).
+    kept_event,
+  };
+
   // push(p) then release(f): the same events, in the same order, to `f`.
   // While nothing is held, a counter select or sample (most of the events of
   // a stream that programs counters, and never held) goes to `f` as it is
-  // recognised, filled into one reused event, instead of being built in the
-  // queue and released from it. For callers with nothing to do between the
-  // two calls.
-  template <class F>
+  // recognised, filled as `H` says, instead of being built in the queue and
+  // released from it. For callers with nothing to do between the two calls.
+  template <hand_on H = hand_on::local_event, class F>
   void push(const packet& p, F&& f) {
     if (size_ == 0 && events_.empty()) {
       if (p.hdr.type == packet_type::type4) {
         if (p.hdr.id != reg::rb_sample_count_control) {
-          direct<F> d{*this, f};
+          direct<F, H> d(*this, f);
           counters_.selects_of(p, d);
           ++index_;
           return;
@@ -117,7 +130,7 @@ class recogniser {
       } else {
         switch (p.hdr.id) {
           case op::cp_reg_to_mem: {
-            direct<F> d{*this, f};
+            direct<F, H> d(*this, f);
             counters_.samples_of(p, d);
             ++index_;
             return;
@@ -230,20 +243,44 @@ class recogniser {
     void done(const query_event&) noexcept {}
   };
   // direct: nothing is held, so the event would be released at once: it goes
-  // to `f` from one reused event. Only the fields its op does not set are
-  // blanked (counter_events.hpp says which it sets): a stream that programs
-  // counters makes two events per counter, and their stores were a large
-  // part of recognising them. The rest (packet_count 1, no slot, no
-  // accumulate...) keep the values direct_ was made with.
-  template <class F>
+  // to `f` from one event filled in place (hand_on says where it lives).
+  // Only the fields its op does not set are blanked (counter_events.hpp says
+  // which it sets): a stream that programs counters makes two events per
+  // counter, and their stores were a large part of recognising them. The
+  // rest (packet_count 1, no slot, no accumulate...) keep the values of
+  // `blank_`, the event both start from.
+  struct no_event {};
+  template <class F, hand_on H>
   struct direct {
+    static constexpr bool local = H == hand_on::local_event;
     recogniser& r;
     F& f;
+    // Copied from a member, not made (nor copied from a constant): GCC clears
+    // a query_event it knows to be mostly zeros with `rep stos`, whose start
+    // costs more than a copy of the event's 176 bytes in vector moves.
+    [[no_unique_address]] std::conditional_t<local, query_event, no_event> own;
+
+    direct(recogniser& rec, F& fn) : r(rec), f(fn), own(own_of(rec)) {}
+    static auto own_of(const recogniser& rec) {
+      if constexpr (local) {
+        return query_event(rec.blank_);
+      } else {
+        return no_event{};
+      }
+    }
+    query_event& event() noexcept {
+      if constexpr (local) {
+        return own;
+      } else {
+        return r.kept_;
+      }
+    }
+
     template <query_op O>
     query_event& begin(const packet& p) {
       static_assert(O == query_op::counter_select || O == query_op::counter_sample ||
                     O == query_op::always_on_sample);
-      query_event& ev = r.direct_;
+      query_event& ev = event();
       ev.op = O;
       ev.offset = p.offset;
       ev.packet_index = r.index_;
@@ -403,8 +440,11 @@ class recogniser {
       waiting_;               // per held event: 1 for a timestamp that may still become a begin
   std::size_t released_ = 0;  // events released so far (absolute index of events_.front())
   std::map<std::uint64_t, std::deque<std::size_t>> pending_;  // unpaired timestamps by address
-  query_event direct_ = one_packet_event();  // the counter event push(p, f) fills and hands on
-  counter_events counters_;                  // the countables selected so far
+  // The counter events push(p, f) hands on directly: the blank they start
+  // from, and the one kept_event fills.
+  query_event blank_ = one_packet_event();
+  query_event kept_ = one_packet_event();
+  counter_events counters_;  // the countables selected so far
 };
 
 // Every recognised sequence of a packet list, in stream order.

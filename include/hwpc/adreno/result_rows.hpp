@@ -94,10 +94,12 @@ class result_rows final : public rd::capture_sink {
     const packet& p = w.pkt;
     // Not `copy_ && window ? copies_.keep(p) : p`: that copies every packet.
     const auto on_event = [this](const query_event& ev) { handle(ev); };
+    // handle() is called out of line: the recogniser's kept event suits it.
+    constexpr auto kept = recogniser::hand_on::kept_event;
     if (copy_ && window(p)) {
-      rec_.push(copies_.keep(p), on_event);
+      rec_.push<kept>(copies_.keep(p), on_event);
     } else {
-      rec_.push(p, on_event);
+      rec_.push<kept>(p, on_event);
     }
     if (!rec_.events().empty()) take_snapshots();  // nothing held (most packets): nothing to read
     set_interest(rec_.window_packets() == 0 ? &recogniser::interest : nullptr);

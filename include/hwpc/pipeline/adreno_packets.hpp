@@ -182,9 +182,11 @@ class text_listing final : public listing_sink {
       return;
     }
     // The A5XX recogniser knows the A5XX sequences and registers only. It
-    // reads a packet up to its window later: it gets copies.
+    // reads a packet up to its window later: it gets copies. print_event()
+    // is called out of line: the recogniser's kept event suits it.
     if (gen_ != generation::a5xx) return;
-    rec_.push(copies_.keep(w.pkt), [this](const query_event& ev) { print_event(ev); });
+    rec_.push<recogniser::hand_on::kept_event>(copies_.keep(w.pkt),
+                                               [this](const query_event& ev) { print_event(ev); });
   }
   void on_issue(const error& e) override {
     ++issues_;
