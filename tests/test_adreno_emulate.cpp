@@ -262,7 +262,9 @@ TEST(AdrenoEmulate, CounterReadingsArePlausible) {
         ASSERT_EQ(values.size(), x.rounds) << gpu << column;
         for (std::size_t k = 0; k < values.size(); ++k) {
           EXPECT_LT(values[k], limit) << gpu << column << " round " << k;
-          if (k > 0) EXPECT_GT(values[k], values[k - 1]) << gpu << column << " round " << k;
+          if (k > 0) {
+            EXPECT_GT(values[k], values[k - 1]) << gpu << column << " round " << k;
+          }
         }
       }
       // The dumped memory, a 0x200-byte slot a round: every word below 2^40; the
