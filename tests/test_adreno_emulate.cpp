@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -183,6 +184,103 @@ TEST(AdrenoEmulate, A6xxA7xxEventsMatchTheTruth) {
       EXPECT_EQ(done->acc.reports, e.rows.size() + 3 * rounds);
       EXPECT_EQ(done->acc.stretch_starts, 3u * rounds);
       EXPECT_TRUE(done->acc.balanced());
+    }
+  }
+}
+
+// The query memory a capture dumps (RD_GPUADDR 0xc0000000, then its
+// RD_BUFFER_CONTENTS), as 64-bit words; read with a section walk of its own
+// (the kernel's dialect: type, size, payload).
+std::vector<std::uint64_t> query_memory(const std::vector<std::byte>& file) {
+  const auto u32 = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= std::to_integer<std::uint32_t>(file[at + i]) << (8 * i);
+    return v;
+  };
+  bool next_is_memory = false;
+  for (std::size_t at = 0; at + 8 <= file.size();) {
+    const std::uint32_t type = u32(at), size = u32(at + 4);
+    if (type == 12 && next_is_memory) {
+      std::vector<std::uint64_t> words;
+      for (std::size_t i = 0; i + 8 <= size; i += 8) {
+        words.push_back(u32(at + 8 + i) | std::uint64_t{u32(at + 12 + i)} << 32);
+      }
+      return words;
+    }
+    next_is_memory = type == 3 && u32(at + 8) == 0xc0000000u && u32(at + 16) == 0;
+    at += 8 + size;
+  }
+  ADD_FAILURE() << "no query memory";
+  return {};
+}
+
+// What a GPU could show: every counter reading, and every word of the dumped
+// query memory, below 2^40 (not garbage of 2^56 and more), and each counter
+// increasing from round to round, for A5xx, A6xx and A7xx captures of many
+// seeds, and for the most rounds of a long capture.
+TEST(AdrenoEmulate, CounterReadingsArePlausible) {
+  constexpr std::uint64_t limit = std::uint64_t{1} << 40;
+  struct run {
+    std::uint64_t seed;
+    std::uint32_t rounds;
+  };
+  std::vector<run> runs;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    runs.push_back({seed, 2 + static_cast<std::uint32_t>(seed % 6)});
+  }
+  runs.push_back({77, 3000});
+  for (const run& x : runs) {
+    SCOPED_TRACE("seed " + std::to_string(x.seed) + ", " + std::to_string(x.rounds) + " rounds");
+    {
+      const adreno_emulation e = emulate_a5xx({.seed = x.seed, .rounds = x.rounds});
+      std::uint64_t last = 0;
+      std::size_t readings = 0;
+      for (const emulated_row& t : e.truth) {
+        if (t.reason.rfind("PERF_CP_", 0) != 0) continue;
+        EXPECT_LT(t.counter, limit) << "A5xx CP_1";
+        EXPECT_GT(t.counter, last) << "A5xx CP_1 after " << last;
+        last = t.counter;
+        ++readings;
+      }
+      EXPECT_EQ(readings, x.rounds);
+      EXPECT_LT(e.truth.back().gpu_time_ns, std::uint64_t{1} << 50);  // always-on
+      for (const std::uint64_t w : query_memory(e.file)) EXPECT_LT(w, limit) << "A5xx memory";
+    }
+    for (const bool a7 : {false, true}) {
+      const std::string gpu = a7 ? "A750 " : "A630 ";
+      const adreno6_emulation e = emulate_a6xx_a7xx({.seed = x.seed, .rounds = x.rounds}, a7);
+      std::map<std::string, std::vector<std::uint64_t>> counters;
+      for (const emulated6_row& r : e.rows) {
+        for (const auto& [column, v] : r.values) {
+          if (column == "TSE_0" || column == "BV_TSE_1" || column == "CP_1") {
+            counters[column].push_back(v);
+          }
+        }
+      }
+      EXPECT_EQ(counters.size(), 2u);
+      for (const auto& [column, values] : counters) {
+        ASSERT_EQ(values.size(), x.rounds) << gpu << column;
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          EXPECT_LT(values[k], limit) << gpu << column << " round " << k;
+          if (k > 0) {
+            EXPECT_GT(values[k], values[k - 1]) << gpu << column << " round " << k;
+          }
+        }
+      }
+      // The dumped memory, a 0x200-byte slot a round: every word below 2^40; the
+      // timestamps (+48, +56), the counters (+0xf0, +0xf8) and the stream-out begin and end
+      // counts (+0x160 .. +0x1c0) increase from round to round.
+      const std::vector<std::uint64_t> mem = query_memory(e.file);
+      ASSERT_EQ(mem.size(), x.rounds * 0x200u / 8);
+      for (const std::uint64_t w : mem) EXPECT_LT(w, limit) << gpu << "memory";
+      std::vector<std::size_t> running = {48, 56, 0xf0, 0xf8};
+      for (std::size_t at = 0x160; at < 0x1e0; at += 8) running.push_back(at);
+      for (const std::size_t at : running) {
+        for (std::uint32_t k = 1; k < x.rounds; ++k) {
+          EXPECT_GT(mem[(0x200 * k + at) / 8], mem[(0x200 * (k - 1) + at) / 8])
+              << gpu << "slot +" << at << " round " << k;
+        }
+      }
     }
   }
 }

@@ -133,6 +133,29 @@ struct rng {
   }
 };
 
+// A 64-bit hardware counter as a GPU that has run for a while shows it: a
+// seeded start below 2^36 (about a minute of cycles at 1 GHz) that each
+// sample raises by less than 2^23 (a few milliseconds' worth), so that after
+// the most rounds `hwpc adreno emulate` writes (100000) it is still below
+// 2^40. The start comes from a generator of its own, keyed by the seed and
+// the counter, so that the workload's other values do not move with it.
+struct running_counter {
+  static constexpr std::uint64_t start_below = std::uint64_t{1} << 36;
+  static constexpr std::uint64_t step_below = std::uint64_t{1} << 23;
+  std::uint64_t value;
+  running_counter(std::uint64_t seed, std::uint64_t which) {
+    rng g{(seed * 2 + 1) ^ (0x9e3779b97f4a7c15ull * (which + 1))};
+    g.next();
+    value = g.next() % start_below;
+  }
+  // The next reading, advanced by 1 to 2^23 - 1 from a value of the
+  // workload's generator (always a little: time passes between samples).
+  std::uint64_t advance(std::uint64_t random) {
+    value += 1 + random % (step_below - 1);
+    return value;
+  }
+};
+
 }  // namespace emu_detail
 
 // The A5xx capture (GPU id 530) and its rows.
@@ -150,6 +173,7 @@ inline adreno_emulation emulate_a5xx(const emulate_options& o) {
   };
   adreno_emulation e;
   std::uint64_t clock = 19'200'000 + (r.next() % 1000) * 96;  // always-on ticks
+  running_counter cp_1(o.seed, 0);                            // CP counter 1 (column CP_1)
   static constexpr const char* countables[] = {"PERF_CP_ALWAYS_COUNT", "PERF_CP_BUSY_GFX_CORE_IDLE",
                                                "PERF_CP_BUSY_CYCLES"};
   for (std::uint32_t k = 0; k < o.rounds; ++k) {
@@ -192,7 +216,8 @@ inline adreno_emulation emulate_a5xx(const emulate_options& o) {
     store(te + 8, ticks);
     store(te + 16, clock + ticks);
     clock += ticks + 96 * (r.next() % 1000);
-    const std::uint64_t value = r.next() >> (r.next() % 64);
+    r.next();  // kept so that the values after it stay as they were
+    const std::uint64_t value = cp_1.advance(r.next());
     store(ctr, value);
     e.truth.push_back({"occlusion", samples, 0, 0, 0});
     e.truth.push_back({"time-elapsed", 0, ticks / 96 * 5000, 0, 0});

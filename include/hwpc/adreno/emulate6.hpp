@@ -90,6 +90,13 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
     mem[(addr - memory) / 4 + 1] = static_cast<std::uint32_t>(v >> 32);
   };
   std::uint64_t clock = 1'000'000 + r.next() % 1'000'000;  // always-on ticks, < 2^50
+  // The counters the capture reads, running across rounds (emulate.hpp's
+  // running_counter): TSE counter 0, the BV_TSE or CP counter 1, the eleven
+  // pipeline statistics and the eight stream-out counts.
+  running_counter tse_0(o.seed, 1), counter_1(o.seed, 2);
+  std::vector<running_counter> stat_counters, so_counters;
+  for (std::uint64_t i = 0; i < 11; ++i) stat_counters.emplace_back(o.seed, 16 + i);
+  for (std::uint64_t i = 0; i < 8; ++i) so_counters.emplace_back(o.seed, 32 + i);
   const auto stamp = [&](std::uint64_t addr) {
     clock += 1 + r.next() % 100'000;
     store(addr, clock);
@@ -182,7 +189,9 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
     }
     m.put({type7(0x46, 1), 0x0c});  // STOP_PRIMITIVE_CTRS
     for (std::uint32_t i = 0; i < pairs; ++i) {
-      const std::uint64_t b = r.next() >> 24, d = r.next() % 1'000'000;
+      running_counter& c = stat_counters[first + i];
+      const std::uint64_t b = c.advance(r.next()), d = r.next() % 1'000'000;
+      c.value = b + d;
       store(slot + 64 + 8 * i, b);
       store(slot + 64 + 8 * pairs + 8 * i, b + d);
       deltas.emplace_back(stat_columns[first + i], d);
@@ -190,7 +199,7 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
     row("pipeline-statistics", std::move(deltas));
     // Counter sampling: TSE counter 0 (LO 0x0466 on A6XX, 0x0366 on A7XX).
     m.mark("counter sample: TSE counter 0 -> " + hex_of(slot + 0xf0));
-    const std::uint64_t tse0 = r.next() >> 8;
+    const std::uint64_t tse0 = tse_0.advance(r.next());
     store(slot + 0xf0, tse0);
     row(std::string("PERF_TSE_") + tse[tse_countable], {{"TSE_0", tse0}});
     m.put({type7(0x3e, 3), (1u << 30) | (a7xx ? 0x0366u : 0x0466u)});
@@ -203,7 +212,7 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
              tse[c] + ") [BV]");
       m.put({type4(0x8611, 1), c});
       m.mark("counter sample: BV_TSE counter 1 -> " + hex_of(slot + 0xf8));
-      const std::uint64_t v = r.next() >> 8;
+      const std::uint64_t v = counter_1.advance(r.next());
       store(slot + 0xf8, v);
       row(std::string("PERF_BV_TSE_") + tse[c], {{"BV_TSE_1", v}});
       m.put({type7(0x3e, 3), 0x4000048e});
@@ -217,7 +226,7 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
              ")");
       m.put({type4(0x08d1, 1), c});
       m.mark("counter sample: CP counter 1 -> " + hex_of(slot + 0xf8));
-      const std::uint64_t v = r.next() >> 8;
+      const std::uint64_t v = counter_1.advance(r.next());
       store(slot + 0xf8, v);
       row(std::string("PERF_CP_") + cp[c], {{"CP_1", v}});
       m.put({type7(0x3e, 3), 0x40000402});
@@ -254,7 +263,8 @@ inline adreno6_emulation emulate_a6xx_a7xx(const emulate_options& o, bool a7xx) 
     const std::uint64_t so = slot + 0x140;
     std::vector<std::pair<std::string, std::uint64_t>> so_deltas;
     for (std::uint32_t i = 0; i < 8; ++i) {
-      const std::uint64_t b = r.next() >> 30, d = r.next() % 100'000;
+      const std::uint64_t b = so_counters[i].advance(r.next()), d = r.next() % 100'000;
+      so_counters[i].value = b + d;
       store(so + 32 + 8 * i, b);
       store(so + 96 + 8 * i, b + d);
       so_deltas.emplace_back(
