@@ -152,7 +152,8 @@ TEST(PipelineIdentify, NamesARecordingsPlatformAsItsReaderDoes) {
 TEST(PipelineIdentify, ReadsARecordingOnlyUpToItsDeviceRecord) {
   for (const bool xe : {false, true}) {
     emulated_recording r = emulate_recording(xe);
-    ASSERT_GT(r.last_record, 64u * 1024u) << "the damage must lie past identify()'s prefix";
+    ASSERT_GT(r.last_record, hwpc::intel::recording::device_prefix_bytes)
+        << "the damage must lie past identify()'s prefix";
     // A size of 0 in the last stream record: the full reader refuses the
     // file, identify() never reaches that record.
     hwpc::store_le16(r.bytes.data() + r.last_record + 6, 0);

@@ -234,18 +234,18 @@ class recording_reader {
   iterator begin() const noexcept { return {&self(), 0, 0}; }
   iterator end() const noexcept { return {&self(), bytes_.size(), records_}; }
 
+  // Where platform_of() (read_device()) gives up looking for DEVICE_INFO: the recorders
+  // write it second, after VERSION, so a record that starts past this many
+  // bytes means a file written some other way, and its device goes unnamed
+  // rather than cost a pass over the whole file.
+  static constexpr std::size_t device_prefix_bytes = 64 * 1024;
+
   static bool looks_like(byte_span bytes) noexcept {
     return bytes.size() >= record_header_size && load_le32(bytes.data()) == Derived::family.version;
   }
 
  protected:
   explicit recording_reader(byte_span b) noexcept : bytes_(b) {}
-
-  // Where read_device() gives up looking for DEVICE_INFO: the recorders
-  // write it second, after VERSION, so a record that starts past this many
-  // bytes means a file written some other way, and its device goes unnamed
-  // rather than cost a pass over the whole file.
-  static constexpr std::size_t device_prefix_bytes = 64 * 1024;
 
   // Walks every record once: sizes, order, the header records' payloads,
   // the correlation points; stream records are checked against format().
