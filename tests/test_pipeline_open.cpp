@@ -7,6 +7,8 @@
 // What a capture says after its rows (records dropped, partial rows) without
 // a door knowing its vendor, the options checked alone per vendor, and the
 // output check worded as the option parser words a choice, in each spelling.
+// identify() names an i915 or Xe recording's platform from its first records
+// alone: damage after DEVICE_INFO does not hide it, damage before it does.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -16,9 +18,16 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwpc/core/bytes.hpp"
+#include "hwpc/emu/oa_unit.hpp"
+#include "hwpc/emu/outputs.hpp"
+#include "hwpc/emu/recording_records.hpp"
+#include "hwpc/intel/i915_stream.hpp"
+#include "hwpc/intel/recording.hpp"
+#include "hwpc/intel/xe_recording.hpp"
 #include "hwpc/output/make_writer.hpp"
 #include "hwpc/pipeline/identify.hpp"
 #include "hwpc/pipeline/mali_open.hpp"
@@ -62,6 +71,147 @@ TEST(PipelineIdentify, MaliMagicHexTextAndNothing) {
   EXPECT_EQ(id.vendor, hwpc::vendor::unknown);
   EXPECT_NE(id.why.find("--platform"), std::string::npos) << id.why;
   EXPECT_EQ(hwpc::identify({}).why, "empty input");
+}
+
+// An emulated recording of either family, what its full reader says of it
+// (the platform, where DEVICE_INFO ends, its last stream record) and what
+// identify() says of it.
+struct emulated_recording {
+  bool xe = false;
+  std::vector<std::byte> bytes;
+  std::string platform;  // recording::make()'s, i.e. identify()'s answer before
+  std::size_t info_end = 0;
+  std::size_t last_record = 0;
+  std::string why;  // identify()'s why for this family
+};
+
+template <class Reader>
+void read_fully(emulated_recording& r) {
+  auto rec = Reader::make(r.bytes);
+  ASSERT_TRUE(rec.has_value()) << rec.error_value().describe();
+  r.platform = std::string(hwpc::intel::name_of(rec->device_platform()));
+  r.info_end = rec->device().offset + hwpc::intel::record_header_size +
+               hwpc::intel::device_info_payload_size;
+  for (const auto& e : *rec) r.last_record = e.offset;
+}
+
+emulated_recording emulate_recording(bool xe) {
+  hwpc::emu::config c;
+  c.platform = xe ? hwpc::intel::platform::lnl : hwpc::intel::platform::tgl;
+  c.format = xe ? "PEC64u64" : "A32u40_A4u32_B8_C8";
+  c.reports = 2000;  // far past identify()'s prefix
+  c.exponent = 9;
+  c.seed = 5;
+  emulated_recording r;
+  r.xe = xe;
+  auto cap = hwpc::emu::emulate(c);
+  EXPECT_TRUE(cap.has_value());
+  if (!cap) return r;
+  auto b = hwpc::emu::output_bytes(
+      *cap, xe ? hwpc::emu::output_kind::xe_recording : hwpc::emu::output_kind::recording);
+  EXPECT_TRUE(b.has_value()) << (b ? "" : b.error_value().describe());
+  if (!b) return r;
+  r.bytes = std::move(*b);
+  if (xe) {
+    read_fully<hwpc::intel::xe_recording>(r);
+  } else {
+    read_fully<hwpc::intel::recording>(r);
+  }
+  r.why = hwpc::identify(r.bytes).why;
+  return r;
+}
+
+bool reads_fully(bool xe, hwpc::byte_span b) {
+  return xe ? hwpc::intel::xe_recording::make(b).has_value()
+            : hwpc::intel::recording::make(b).has_value();
+}
+bool reads_fully(const emulated_recording& r) { return reads_fully(r.xe, r.bytes); }
+
+// What identify() says of a recording whose device it cannot name: the same
+// vendor, kind and why as of a whole one, and no device.
+void expect_unnamed(const emulated_recording& r, hwpc::byte_span b, const char* what) {
+  const hwpc::identity id = hwpc::identify(b);
+  EXPECT_EQ(id.vendor, hwpc::vendor::intel) << what;
+  EXPECT_EQ(id.input_kind, r.xe ? "xe-recording" : "recording") << what;
+  EXPECT_EQ(id.why, r.why) << what;
+  EXPECT_EQ(id.device, "") << what;
+}
+
+TEST(PipelineIdentify, NamesARecordingsPlatformAsItsReaderDoes) {
+  for (const bool xe : {false, true}) {
+    const emulated_recording r = emulate_recording(xe);
+    ASSERT_FALSE(r.platform.empty());
+    const hwpc::identity id = hwpc::identify(r.bytes);
+    EXPECT_EQ(id.vendor, hwpc::vendor::intel);
+    EXPECT_EQ(id.input_kind, xe ? "xe-recording" : "recording");
+    EXPECT_EQ(id.device, xe ? "lnl" : "tgl");
+    EXPECT_EQ(id.device, r.platform);
+  }
+}
+
+TEST(PipelineIdentify, ReadsARecordingOnlyUpToItsDeviceRecord) {
+  for (const bool xe : {false, true}) {
+    emulated_recording r = emulate_recording(xe);
+    ASSERT_GT(r.last_record, hwpc::intel::recording::device_prefix_bytes)
+        << "the damage must lie past identify()'s prefix";
+    // A size of 0 in the last stream record: the full reader refuses the
+    // file, identify() never reaches that record.
+    hwpc::store_le16(r.bytes.data() + r.last_record + 6, 0);
+    EXPECT_FALSE(reads_fully(r));
+    EXPECT_EQ(hwpc::identify(r.bytes).device, r.platform) << (xe ? "xe" : "i915");
+    // So does a file cut anywhere after DEVICE_INFO, and none cut before it.
+    for (std::size_t n = 0; n < r.info_end + 64; ++n) {
+      const hwpc::byte_span cut(r.bytes.data(), n);
+      const hwpc::identity id = hwpc::identify(cut);
+      if (n < hwpc::intel::record_header_size) {
+        EXPECT_EQ(id.device, "") << n;  // too short to be a recording
+      } else if (n < r.info_end) {
+        expect_unnamed(r, cut, "cut before DEVICE_INFO's end");
+      } else {
+        EXPECT_EQ(id.device, r.platform) << n;
+      }
+    }
+  }
+}
+
+TEST(PipelineIdentify, ARecordingWhoseFirstRecordsAreBadNamesNoDevice) {
+  for (const bool xe : {false, true}) {
+    const emulated_recording r = emulate_recording(xe);
+    const std::size_t info =
+        r.info_end - hwpc::intel::device_info_payload_size - hwpc::intel::record_header_size;
+    const auto damaged = [&](std::size_t at, std::uint32_t v, bool wide, const char* what) {
+      std::vector<std::byte> b = r.bytes;
+      if (wide) {
+        hwpc::store_le32(b.data() + at, v);
+      } else {
+        hwpc::store_le16(b.data() + at, static_cast<std::uint16_t>(v));
+      }
+      EXPECT_FALSE(reads_fully(xe, b)) << what;
+      expect_unnamed(r, b, what);
+    };
+    damaged(6, 0, false, "VERSION of size 0");
+    damaged(8, 2, true, "version 2");
+    damaged(info + 6, 16, false, "DEVICE_INFO of 16 bytes");
+    damaged(info + 8 + 8, 0xfffe, true, "a device id in no table");
+    damaged(info + 8 + 32, 999, true, "an OA format the platform lacks");
+    damaged(info, 1, true, "a SAMPLE where DEVICE_INFO was");
+  }
+}
+
+TEST(PipelineIdentify, ADeviceRecordPastThePrefixIsNotLookedFor) {
+  // Records IGT never writes before DEVICE_INFO, 80 KiB of them: the full
+  // reader skips them, identify() stops looking after 64 KiB.
+  for (const bool xe : {false, true}) {
+    const emulated_recording r = emulate_recording(xe);
+    std::vector<std::byte> b(r.bytes.begin(), r.bytes.begin() + 16);  // VERSION
+    for (int i = 0; i < 2; ++i) {
+      hwpc::emu::records::put_header(b, 12345, 40000);
+      b.resize(b.size() + 40000 - hwpc::emu::records::header_size);
+    }
+    b.insert(b.end(), r.bytes.begin() + 16, r.bytes.end());
+    ASSERT_TRUE(reads_fully(xe, b));
+    expect_unnamed(r, b, "DEVICE_INFO past 64 KiB");
+  }
 }
 
 TEST(PipelineMaliOptions, UsageErrorsAreTheirOwnCategoryInEachSpelling) {

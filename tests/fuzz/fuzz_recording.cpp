@@ -1,8 +1,9 @@
-// IGT recordings: recording::make with or without a fallback platform, every
-// event through the delta tracker, and the CPU time of every interval.
-// Invariants: error offsets inside the input; event offsets inside; samples
-// counted = yielded; CPU time is monotonic in GPU time (the points run
-// forwards in both clocks) and never wraps.
+// IGT recordings: recording::make and platform_of (identify()'s read of the
+// first records) with or without a fallback platform, every event through
+// the delta tracker, and the CPU time of every interval. Invariants: error
+// offsets inside the input; event offsets inside; platform_of names make()'s
+// platform; samples counted = yielded; CPU time is monotonic in GPU time
+// (the points run forwards in both clocks) and never wraps.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -21,10 +22,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   recording_options opts;
   if (sel & 0x80) opts.fallback_platform = static_cast<platform>((sel & 0x7f) % 20);
   const hwpc::byte_span bytes = in.rest();
+  // identify()'s read of the first records: its errors lie inside the input,
+  // and it names the full reader's platform whenever the full read succeeds.
+  const auto first = recording::platform_of(bytes, opts);
+  if (!first) fuzz::check_error(first.error_value(), bytes.size());
   auto r = recording::make(bytes, opts);
   if (!r) {
     fuzz::check_error(r.error_value(), bytes.size());
     return 0;
+  }
+  if (r->device().offset < recording::device_prefix_bytes) {
+    FUZZ_CHECK(first && *first == r->device_platform(), "the first records name the platform");
   }
   const time_correlation& time = r->time();
   const auto pts = time.points();

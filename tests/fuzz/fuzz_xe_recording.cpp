@@ -1,8 +1,9 @@
-// IGT xe-perf recordings: xe_recording::make with or without a fallback
-// platform and the unverified-layout opt-in, every event through the delta
-// tracker, the device variables. Invariants: error offsets inside the
-// input; event offsets inside; samples counted = yielded; EU and DSS counts
-// within what the topology header allows.
+// IGT xe-perf recordings: xe_recording::make and platform_of (identify()'s
+// read of the first records) with or without a fallback platform and the
+// unverified-layout opt-in, every event through the delta tracker, the
+// device variables. Invariants: error offsets inside the input; event
+// offsets inside; platform_of names make()'s platform; samples counted =
+// yielded; EU and DSS counts within what the topology header allows.
 #include <cstddef>
 #include <cstdint>
 
@@ -19,10 +20,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (sel & 0x80) opts.fallback_platform = platform_table[(sel & 0x3f) % platform_table.size()].id;
   opts.unverified_layouts = (sel & 0x40) != 0;
   const hwpc::byte_span bytes = in.rest();
+  // identify()'s read of the first records: its errors lie inside the input,
+  // and it names the full reader's platform whenever the full read succeeds.
+  const auto first = xe_recording::platform_of(bytes, opts);
+  if (!first) fuzz::check_error(first.error_value(), bytes.size());
   auto r = xe_recording::make(bytes, opts);
   if (!r) {
     fuzz::check_error(r.error_value(), bytes.size());
     return 0;
+  }
+  if (r->device().offset < xe_recording::device_prefix_bytes) {
+    FUZZ_CHECK(first && *first == r->device_platform(), "the first records name the platform");
   }
   std::size_t samples = 0;
   const capture_stats st = for_each_delta(

@@ -64,6 +64,13 @@ class recording : public detail::recording_reader<recording> {
     return r;
   }
 
+  // The platform from the first records only, VERSION up to DEVICE_INFO
+  // (recording_reader::read_device): what identify() asks of any capture,
+  // however large.
+  static result<platform> platform_of(byte_span bytes, const recording_options& opts = {}) {
+    return platform_in_first_records(recording(bytes), opts.fallback_platform);
+  }
+
   const report_format& format() const noexcept { return *format_; }
 
  private:

@@ -234,6 +234,12 @@ class recording_reader {
   iterator begin() const noexcept { return {&self(), 0, 0}; }
   iterator end() const noexcept { return {&self(), bytes_.size(), records_}; }
 
+  // Where platform_of() (read_device()) gives up looking for DEVICE_INFO: the recorders
+  // write it second, after VERSION, so a record that starts past this many
+  // bytes means a file written some other way, and its device goes unnamed
+  // rather than cost a pass over the whole file.
+  static constexpr std::size_t device_prefix_bytes = 64 * 1024;
+
   static bool looks_like(byte_span bytes) noexcept {
     return bytes.size() >= record_header_size && load_le32(bytes.data()) == Derived::family.version;
   }
@@ -244,6 +250,24 @@ class recording_reader {
   // Walks every record once: sizes, order, the header records' payloads,
   // the correlation points; stream records are checked against format().
   result<void> read_records(const std::optional<platform>& fallback) {
+    return walk<false>(fallback);
+  }
+  // The same walk over the first records only, up to and including
+  // DEVICE_INFO (which gives the platform and format), so naming a large
+  // recording's device costs its first records, not all of them. What lies
+  // after DEVICE_INFO is not read: the object is fit for device(),
+  // device_platform() and version() only.
+  result<void> read_device(const std::optional<platform>& fallback) { return walk<true>(fallback); }
+  // The platform a recording names, from read_device() (Derived's
+  // platform_of()).
+  static result<platform> platform_in_first_records(Derived r,
+                                                    const std::optional<platform>& fallback) {
+    if (auto e = r.read_device(fallback); !e) return e.error_value();
+    return r.platform_;
+  }
+
+  template <bool DeviceOnly>
+  result<void> walk(const std::optional<platform>& fallback) {
     constexpr const recording_family& f = Derived::family;
     const byte_span bytes = bytes_;
     if (bytes.empty()) return make_error(errc::empty_input, 0, "empty " + std::string(f.name));
@@ -255,7 +279,9 @@ class recording_reader {
     }
     bool have_info = false;
     std::vector<correlation_point> points;
-    for (std::size_t at = 0; at < bytes.size();) {
+    std::size_t at = 0;
+    for (; at < bytes.size();) {
+      if (DeviceOnly && at >= device_prefix_bytes) break;
       auto hr = check_record_header(bytes, at, 0);
       if (!hr) return hr.error_value();
       const record_header h = *hr;
@@ -278,6 +304,7 @@ class recording_reader {
         if (auto e = resolve_platform(fallback, at); !e) return e.error_value();
         if (auto e = static_cast<Derived&>(*this).choose_format(at); !e) return e.error_value();
         have_info = true;
+        if constexpr (DeviceOnly) return {};
       } else if (h.type == f.device_topology) {
         auto t = parse_topology(payload, payload_size, at);
         if (!t) return t.error_value();
@@ -301,6 +328,11 @@ class recording_reader {
         first_unknown_ = {h.type, at};
       }
       at += h.size;
+    }
+    if (!have_info && at < bytes.size()) {
+      return make_error(errc::inconsistent, at,
+                        "no DEVICE_INFO record in the " + std::string(f.name) + "'s first " +
+                            std::to_string(device_prefix_bytes) + " bytes");
     }
     if (!have_info) {
       return make_error(

@@ -101,6 +101,12 @@ class xe_recording : public detail::recording_reader<xe_recording> {
     return r;
   }
 
+  // The platform from the first records only (recording::platform_of).
+  static result<platform> platform_of(byte_span bytes, const xe_recording_options& opts = {}) {
+    return platform_in_first_records(xe_recording(bytes, opts.unverified_layouts),
+                                     opts.fallback_platform);
+  }
+
   const xe_format& xe() const noexcept { return *format_; }
   const report_format& format() const noexcept { return format_->layout; }
   std::string_view metric_set_name() const noexcept { return info_.metric_set_name; }

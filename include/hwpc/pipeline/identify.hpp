@@ -11,6 +11,11 @@
 // an Intel platform and format reads Intel without asking. Raw OA reports, i915 and
 // Xe streams and bare Mali samples carry no header: they are `unknown`, and
 // `why` says which command and options read them.
+//
+// A recording's platform comes from its first records only, VERSION up to
+// DEVICE_INFO (platform_of(), the full reader's own walk stopped there), so
+// identifying a multi-GB recording touches its first pages, not all of them;
+// damage after DEVICE_INFO is the opening reader's to report.
 #pragma once
 
 #include <string>
@@ -75,18 +80,15 @@ inline identity identify(byte_span b) {
     id.why = "an xe-perf recording's first record (Intel OA, Xe driver)";
     intel::xe_recording_options o;
     o.unverified_layouts = true;
-    if (auto r = intel::xe_recording::make(b, o)) {
-      id.device = std::string(intel::name_of(r->device_platform()));
-    }
+    if (auto p = intel::xe_recording::platform_of(b, o))
+      id.device = std::string(intel::name_of(*p));
     return id;
   }
   if (intel::recording::looks_like_recording(b)) {
     id.vendor = vendor::intel;
     id.input_kind = "recording";
     id.why = "an i915-perf recording's first record (Intel OA, i915 driver)";
-    if (auto r = intel::recording::make(b)) {
-      id.device = std::string(intel::name_of(r->device_platform()));
-    }
+    if (auto p = intel::recording::platform_of(b)) id.device = std::string(intel::name_of(*p));
     return id;
   }
   if (adreno::rd::looks_like_rd(b)) {

@@ -230,8 +230,9 @@ inline result<void> check_options(const open_options& o, hwpc::vendor v,
 
 // Opens `src`, which `id` describes, as the capture of the vendor
 // choose_vendor() picks: for a door that identified the bytes already (to
-// word its own messages by vendor), so they are read once. identify() parses
-// a recording's records, a cost a large capture shows.
+// word its own messages by vendor), so they are read once. identify() reads
+// only a recording's first records (up to DEVICE_INFO), so the one pass over
+// a large capture is the opening reader's.
 inline result<std::unique_ptr<capture>> open(capture_source src, const open_options& o,
                                              const pipeline::spelling& sp, const identity& id) {
   auto v = choose_vendor(id, src.name(), o, sp);
