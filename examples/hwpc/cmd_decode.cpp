@@ -173,6 +173,7 @@ int decode_one(const decode_options& o, const std::string& file,
                output::perfetto::fleet_writer* fleet) {
   hwpc::open_options opts = o.open;
   std::optional<capture_source> src;
+  std::optional<identity> id;  // what the bytes are, asked once for both calls below
   vendor chosen = vendor::intel;
   if (file.empty()) {
     auto d = intel::make_default_capture(std::move(opts.intel), tool_spelling);
@@ -191,7 +192,8 @@ int decode_one(const decode_options& o, const std::string& file,
       return fail("decode", m.error_value().message, exit_bad_input);
     }
     src.emplace(std::move(*m));
-    auto v = choose_vendor(identify(src->bytes()), file, opts, tool_spelling);
+    id = identify(src->bytes());
+    auto v = choose_vendor(*id, file, opts, tool_spelling);
     if (!v) return usage(v.error_value().message);
     chosen = *v;
     if (*v != vendor::intel && fleet != nullptr) {
@@ -201,7 +203,8 @@ int decode_one(const decode_options& o, const std::string& file,
   }
   progress bar(src->bytes().size());
   opts.intel.progress = [&bar](std::size_t offset) { bar.update(offset); };
-  auto cap = hwpc::open(std::move(*src), opts, tool_spelling);
+  auto cap = id ? hwpc::open(std::move(*src), opts, tool_spelling, *id)
+                : hwpc::open(std::move(*src), opts, tool_spelling);
   if (!cap) return capture_fail(chosen, file, cap.error_value());
   output::text_buffer out(stdout);
   return write_capture(**cap, file, write_options{o.choice, o.layout, fleet}, out,

@@ -140,6 +140,7 @@ int cmd_report(const std::vector<std::string>& args) {
   hwpc::open_options o;
   if (auto st = read_options(*parsed, o)) return *st;
   std::optional<capture_source> src;
+  std::optional<identity> id;  // what the bytes are, asked once for both calls below
   vendor chosen = vendor::intel;
   if (capture.empty()) {
     // The vendor rule without bytes: a vendor that has no default capture
@@ -181,11 +182,13 @@ int cmd_report(const std::vector<std::string>& args) {
       return fail(command_of(v), m.error_value().message, exit_bad_input);
     }
     src.emplace(std::move(*m));
-    auto v = choose_vendor(identify(src->bytes()), capture, o, tool_spelling);
+    id = identify(src->bytes());
+    auto v = choose_vendor(*id, capture, o, tool_spelling);
     if (!v) return fail("report", v.error_value().message, exit_usage);
     chosen = *v;
   }
-  auto cap = hwpc::open(std::move(*src), o, tool_spelling);
+  auto cap = id ? hwpc::open(std::move(*src), o, tool_spelling, *id)
+                : hwpc::open(std::move(*src), o, tool_spelling);
   if (!cap) return capture_fail(chosen, capture, cap.error_value());
   return write_page(**cap, capture, *out);
 }
