@@ -10,6 +10,10 @@
 //   deltas/<fmt>                 hwpc's deltas_to_columns
 //   accumulate_mt/<fmt>/<sz>/threads:N  the multi-threaded path
 //   memory_read_mt/<sz>/threads:N       memory_read on N threads (its limit)
+//   identify/<rec>               hwpc::identify() on a 32 MiB emulated recording (i915 TGL
+//                                or Xe LNL): the first records read, up to DEVICE_INFO
+//   recording_make/<rec>         the full reader on the same bytes (recording::make(),
+//                                xe_recording::make()): what identify() did before
 // Formats: every i915 format, and the Xe driver's formats with 64-bit
 // headers (xe_*: 64-bit PEC counters, 576- and 640-byte reports).
 // Sizes: 64 KiB (in cache) and 256 MiB (from memory). The same bytes serve
@@ -27,8 +31,13 @@
 #include <utility>
 #include <vector>
 
+#include "hwpc/emu/oa_unit.hpp"
+#include "hwpc/emu/outputs.hpp"
 #include "hwpc/intel.hpp"
 #include "hwpc/intel/accumulate_parallel.hpp"
+#include "hwpc/intel/recording.hpp"
+#include "hwpc/intel/xe_recording.hpp"
+#include "hwpc/pipeline/identify.hpp"
 
 namespace {
 
@@ -239,6 +248,52 @@ std::vector<const report_format*> xe_bench_formats() {
 
 std::string size_name(std::size_t s) { return s == in_cache ? "64KiB" : "256MiB"; }
 
+// A 32 MiB recording from the emulator (i915 on TGL, or Xe on LNL), made on
+// first use so that runs filtered to other rows do not pay for it.
+const std::vector<std::byte>& emulated_recording(bool xe) {
+  static const auto make = [](bool x) {
+    hwpc::emu::config c;
+    c.platform = x ? platform::lnl : platform::tgl;
+    c.format = x ? "PEC64u64" : "A32u40_A4u32_B8_C8";
+    c.reports = (std::size_t{32} << 20) / (x ? 584 : 264);
+    c.exponent = 9;
+    c.seed = 1;
+    auto cap = hwpc::emu::emulate(c);
+    if (!cap) return std::vector<std::byte>{};
+    auto b = hwpc::emu::output_bytes(
+        *cap, x ? hwpc::emu::output_kind::xe_recording : hwpc::emu::output_kind::recording);
+    return b ? std::move(*b) : std::vector<std::byte>{};
+  };
+  static const std::vector<std::byte> i915 = make(false), xe_rec = make(true);
+  return xe ? xe_rec : i915;
+}
+
+void identify_recording(benchmark::State& st, bool xe) {
+  const auto& b = emulated_recording(xe);
+  for (auto _ : st) {
+    const hwpc::identity id = hwpc::identify(b);
+    if (id.device.empty()) st.SkipWithError("identify() named no device");
+    benchmark::DoNotOptimize(id.device.data());
+  }
+}
+
+void recording_make(benchmark::State& st, bool xe) {
+  const auto& b = emulated_recording(xe);
+  for (auto _ : st) {
+    bool ok = false;
+    if (xe) {
+      hwpc::intel::xe_recording_options o;
+      o.unverified_layouts = true;
+      ok = hwpc::intel::xe_recording::make(b, o).has_value();
+    } else {
+      ok = hwpc::intel::recording::make(b).has_value();
+    }
+    if (!ok) st.SkipWithError("the reader refused the emulated recording");
+    benchmark::DoNotOptimize(ok);
+  }
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations() * b.size()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -279,6 +334,11 @@ int main(int argc, char** argv) {
         ->Arg(2)
         ->ArgName("threads")
         ->UseRealTime();
+  }
+  for (const bool xe : {false, true}) {
+    const std::string rec = xe ? "xe_lnl_32MiB" : "i915_tgl_32MiB";
+    benchmark::RegisterBenchmark(("identify/" + rec).c_str(), identify_recording, xe);
+    benchmark::RegisterBenchmark(("recording_make/" + rec).c_str(), recording_make, xe);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
