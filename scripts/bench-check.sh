@@ -15,7 +15,8 @@
 #     events at least 1x the naive recursive walk, issue 32's bar (2026-11-28,
 #     counter events the compiler keeps in registers: 1.45x in the same
 #     binary, 1.25-1.3x against the naive walk's faster build, which moves
-#     10-15% with code placement; 0.96-1.06x before, guarded at 0.75x);
+#     10-15% with code placement; 1.26x in the fresh-clone CI run;
+#     0.96-1.06x before, guarded at 0.75x);
 #   - Adreno: the packet walk alone (no recogniser) at least 1.4x the naive
 #     walker's whole job (measured 2.0x on 2026-11-28 with header_ok(); 1.3-1.7x
 #     before it, guarded at 0.9x);
